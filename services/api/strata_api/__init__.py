@@ -1,0 +1,1 @@
+"""The HTTP edge of Strata: GraphQL, webhooks, health and metrics."""

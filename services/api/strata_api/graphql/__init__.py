@@ -1,0 +1,1 @@
+"""The agents' GraphQL API (strawberry): one type per module, schema.py assembles."""

@@ -1,0 +1,1 @@
+"""Celery workers of Strata: one queue per layer, thin tasks over the core."""

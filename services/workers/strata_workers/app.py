@@ -1,0 +1,47 @@
+"""The Celery application, built from settings with at-least-once delivery."""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from strata.settings import Settings
+
+TASK_MODULES = (
+    "strata_workers.tasks.ops",
+)
+
+
+def create_celery(settings: Settings) -> Celery:
+    """A Celery app for these settings; tasks route to one queue per layer."""
+    app = Celery("strata", broker=settings.redis_url, backend=settings.redis_url)
+    transport = {"visibility_timeout": settings.visibility_timeout_s}
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        # At least once: ack after the task finished; a lost worker requeues.
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_transport_options=transport,
+        result_backend_transport_options=transport,
+        broker_connection_retry_on_startup=True,
+        worker_cancel_long_running_tasks_on_connection_loss=True,
+        task_time_limit=settings.task_time_limit_s,
+        task_soft_time_limit=max(settings.task_time_limit_s - 30, 10),
+        task_track_started=True,
+        result_expires=7 * 24 * 3600,
+        task_default_queue=settings.queue_code,
+        task_routes={
+            "strata.code.*": {"queue": settings.queue_code},
+            "strata.knowledge.*": {"queue": settings.queue_knowledge},
+            "strata.trace.*": {"queue": settings.queue_trace},
+        },
+        worker_hijack_root_logger=False,
+        worker_send_task_events=True,
+        task_send_sent_event=True,
+    )
+    app.conf.strata_settings = settings
+    for module in TASK_MODULES:
+        __import__(module)
+    return app

@@ -1,0 +1,3 @@
+"""Strata: a bitemporal knowledge-graph memory for AI coding agents."""
+
+__version__ = "0.1.0"

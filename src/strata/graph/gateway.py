@@ -1,0 +1,213 @@
+"""The one Neo4j gateway: the only module that imports the driver.
+
+Managed transactions (the driver retries transient errors such as deadlocks),
+a per-statement server-side timeout, results as plain dicts, and driver errors
+mapped to Strata's own types. Labels and relationship types must already be
+whitelisted by the ontology before a statement reaches :meth:`Tx.run`; values
+always travel as parameters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, LiteralString, TypeVar, cast
+
+import neo4j
+from neo4j import exceptions as neo4j_errors
+
+from strata.errors import (
+    DatabaseAuthError,
+    DatabaseError,
+    DatabaseUnavailable,
+    StrataError,
+    TransientDatabaseError,
+    ValidationError,
+)
+from strata.settings import Settings
+
+T = TypeVar("T")
+
+_LABEL = re.compile(r"^[A-Z][A-Za-z0-9]{0,62}$")
+_REL_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,62}$")
+_PROPERTY = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+
+
+def checked_label(name: str) -> str:
+    """Second line of defence: a label must look like a label (PascalCase)."""
+    if not _LABEL.match(name):
+        raise ValidationError(f"not a valid label: {name!r}", label=name)
+    return name
+
+
+def checked_rel_type(name: str) -> str:
+    """Second line of defence: a relationship type must be UPPER_SNAKE."""
+    if not _REL_TYPE.match(name):
+        raise ValidationError(f"not a valid relationship type: {name!r}", rel_type=name)
+    return name
+
+
+def checked_property(name: str) -> str:
+    """Second line of defence: a property name must be snake_case."""
+    if not _PROPERTY.match(name):
+        raise ValidationError(f"not a valid property name: {name!r}", property=name)
+    return name
+
+
+def _statement(text: str, timeout: float | None) -> neo4j.Query:
+    # Statements are built only from constants and checked identifiers, so the
+    # cast to LiteralString records a guarantee made by the callers above.
+    return neo4j.Query(cast(LiteralString, text), timeout=timeout)
+
+
+def translate(exc: Exception) -> StrataError:
+    """Map a driver exception to Strata's error types."""
+    if isinstance(exc, StrataError):
+        return exc
+    if isinstance(exc, neo4j_errors.AuthError):
+        return DatabaseAuthError(
+            "Neo4j refused the credentials",
+            hint="check STRATA_NEO4J_USER / STRATA_NEO4J_PASSWORD",
+        )
+    if isinstance(exc, neo4j_errors.TransientError):
+        return TransientDatabaseError(f"Neo4j transient error: {exc}")
+    if isinstance(exc, neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired | OSError):
+        return DatabaseUnavailable(
+            f"Neo4j is not reachable: {exc}",
+            hint="start it with `strata dev neo4j start` or check STRATA_NEO4J_URI",
+        )
+    if isinstance(exc, neo4j_errors.ConstraintError):
+        return DatabaseError(f"Neo4j constraint violated: {exc}", gql_status=_gql(exc))
+    if isinstance(exc, neo4j_errors.Neo4jError):
+        return DatabaseError(f"Neo4j error: {exc}", gql_status=_gql(exc))
+    if isinstance(exc, neo4j_errors.DriverError):
+        return DatabaseUnavailable(f"Neo4j driver error: {exc}")
+    raise exc
+
+
+def _gql(exc: neo4j_errors.Neo4jError) -> str | None:
+    return getattr(exc, "code", None)
+
+
+@dataclass(slots=True)
+class Tx:
+    """A transaction handed to transaction functions; returns records as dicts."""
+
+    _tx: neo4j.ManagedTransaction
+    _timeout: float | None
+
+    def run(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        result = self._tx.run(cast(LiteralString, text), params)
+        return [record.data() for record in result]
+
+    def run_one(self, text: str, **params: Any) -> dict[str, Any] | None:
+        rows = self.run(text, **params)
+        return rows[0] if rows else None
+
+
+class Gateway:
+    """Owns the driver; every Cypher statement of Strata runs through here."""
+
+    def __init__(self, driver: neo4j.Driver, *, database: str, query_timeout_s: float) -> None:
+        self._driver = driver
+        self._database = database
+        self._timeout = query_timeout_s
+
+    @classmethod
+    def connect(cls, settings: Settings) -> Gateway:
+        """Build a driver from settings (no network I/O until first use)."""
+        return cls.open(
+            settings.neo4j_uri,
+            user=settings.neo4j_user,
+            password=settings.neo4j_password.get_secret_value(),
+            database=settings.neo4j_database,
+            query_timeout_s=settings.neo4j_query_timeout_s,
+            pool_size=settings.neo4j_max_pool_size,
+            connect_timeout_s=settings.neo4j_connect_timeout_s,
+        )
+
+    @classmethod
+    def open(
+        cls,
+        uri: str,
+        *,
+        user: str,
+        password: str,
+        database: str = "neo4j",
+        query_timeout_s: float = 30.0,
+        pool_size: int = 50,
+        connect_timeout_s: float = 5.0,
+    ) -> Gateway:
+        """Build a driver for an explicit URI and credentials."""
+        driver = neo4j.GraphDatabase.driver(
+            uri,
+            auth=(user, password),
+            max_connection_pool_size=pool_size,
+            connection_timeout=connect_timeout_s,
+            max_transaction_retry_time=15.0,
+            notifications_min_severity="OFF",
+        )
+        return cls(driver, database=database, query_timeout_s=query_timeout_s)
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> Gateway:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _session(self) -> Iterator[neo4j.Session]:
+        try:
+            with self._driver.session(database=self._database) as session:
+                yield session
+        except StrataError:
+            raise
+        except Exception as exc:
+            raise translate(exc) from exc
+
+    def _wrap(
+        self, fn: Callable[[Tx], T], timeout: float | None
+    ) -> Callable[[neo4j.ManagedTransaction], T]:
+        effective = self._timeout if timeout is None else timeout
+
+        @neo4j.unit_of_work(timeout=effective)
+        def work(tx: neo4j.ManagedTransaction) -> T:
+            return fn(Tx(tx, effective))
+
+        return work
+
+    def read_tx(self, fn: Callable[[Tx], T], *, timeout: float | None = None) -> T:
+        """Run ``fn`` in a managed read transaction (retried on transient errors)."""
+        with self._session() as session:
+            return session.execute_read(self._wrap(fn, timeout))
+
+    def write_tx(self, fn: Callable[[Tx], T], *, timeout: float | None = None) -> T:
+        """Run ``fn`` in a managed write transaction (retried as a whole)."""
+        with self._session() as session:
+            return session.execute_write(self._wrap(fn, timeout))
+
+    def read(self, text: str, *, timeout: float | None = None, **params: Any) -> list[dict[str, Any]]:
+        """One read statement in its own transaction."""
+        return self.read_tx(lambda tx: tx.run(text, **params), timeout=timeout)
+
+    def write(
+        self, text: str, *, timeout: float | None = None, **params: Any
+    ) -> list[dict[str, Any]]:
+        """One write statement in its own transaction."""
+        return self.write_tx(lambda tx: tx.run(text, **params), timeout=timeout)
+
+    def run_autocommit(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        """Schema statements (constraints, indexes) cannot run in managed transactions."""
+        with self._session() as session:
+            result = session.run(_statement(text, self._timeout), params)
+            return [record.data() for record in result]
+
+    def ping(self) -> str:
+        """Run a trivial query; return the server's version string."""
+        rows = self.read("CALL dbms.components() YIELD versions RETURN versions[0] AS version")
+        return str(rows[0]["version"]) if rows else "unknown"
