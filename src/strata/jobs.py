@@ -7,9 +7,12 @@ queue. Workers validate the same model on receipt.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, Field
+
+from strata.errors import ValidationError
 
 Layer = Literal["code", "knowledge", "trace"]
 
@@ -20,6 +23,21 @@ class Job(BaseModel):
     """Base of every task payload: frozen, no unknown fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+J = TypeVar("J", bound=Job)
+
+
+def parse_job(model: type[J], payload: Any) -> J:
+    """Validate a task payload; a bad one is a ValidationError with a readable message."""
+    try:
+        return model.model_validate(payload)
+    except pydantic.ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(payload)'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ValidationError(f"invalid {model.__name__}: {problems}") from None
 
 
 class PingJob(Job):

@@ -121,7 +121,11 @@ class Settings(BaseSettings):
     @property
     def queues(self) -> dict[str, str]:
         """Layer name to queue name."""
-        return {"code": self.queue_code, "knowledge": self.queue_knowledge, "trace": self.queue_trace}
+        return {
+            "code": self.queue_code,
+            "knowledge": self.queue_knowledge,
+            "trace": self.queue_trace,
+        }
 
     def check_safe(self) -> Settings:
         """Refuse development defaults outside development; return self."""

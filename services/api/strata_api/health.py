@@ -31,17 +31,22 @@ def check_ready(settings: Settings, gateway: Gateway, redis_client: redis.Redis)
     """Neo4j answers, migrations are at head, Redis answers (blocking; run in a thread)."""
     result = Readiness()
     try:
-        gateway.read("RETURN 1 AS ok", timeout=2.0)
+        gateway.ping(timeout=2.0)
         result.checks["neo4j"] = "ok"
-        state = migrations.status(gateway, settings.migrations_dir)
-        if state.at_head:
-            result.checks["migrations"] = "ok"
-        else:
-            pending = ", ".join(f"{m:04d}" for m in state.pending)
-            result.fail("migrations", f"pending: {pending} (run `strata migrate`)")
     except StrataError as exc:
         result.fail("neo4j", exc.message)
-        result.checks.setdefault("migrations", "unknown (neo4j unavailable)")
+        result.fail("migrations", "unknown (neo4j unavailable)")
+    if result.ready:
+        try:
+            state = migrations.status(gateway, settings.migrations_dir)
+        except StrataError as exc:
+            result.fail("migrations", exc.message)
+        else:
+            if state.at_head:
+                result.checks["migrations"] = "ok"
+            else:
+                pending = ", ".join(f"{m:04d}" for m in state.pending)
+                result.fail("migrations", f"pending: {pending} (run `strata migrate`)")
     try:
         redis_client.ping()
         result.checks["redis"] = "ok"

@@ -6,9 +6,7 @@ from celery import Celery
 
 from strata.settings import Settings
 
-TASK_MODULES = (
-    "strata_workers.tasks.ops",
-)
+TASK_MODULES = ("strata_workers.tasks.ops",)
 
 
 def create_celery(settings: Settings) -> Celery:

@@ -9,10 +9,12 @@ from strata.devstack import neo4j as neo4j_dev
 from strata.devstack.neo4j import Neo4jServer
 from strata.devstack.redis import RedisServer
 
-app = typer.Typer(help="Local development services (real Neo4j and Redis, no Docker).",
-                  no_args_is_help=True)
-neo4j_app = typer.Typer(help="The local Neo4j 5.26 Community (embedded DBMS with Bolt).",
-                        no_args_is_help=True)
+app = typer.Typer(
+    help="Local development services (real Neo4j and Redis, no Docker).", no_args_is_help=True
+)
+neo4j_app = typer.Typer(
+    help="The local Neo4j 5.26 Community (embedded DBMS with Bolt).", no_args_is_help=True
+)
 redis_app = typer.Typer(help="The local Redis (Debian's redis-server).", no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(redis_app, name="redis")
@@ -30,8 +32,10 @@ def neo4j_start(timeout: float = typer.Option(120.0, help="Seconds to wait for B
     """Start Neo4j in the background; returns once Bolt answers a query."""
     server = Neo4jServer.from_settings(settings())
     started = server.start(timeout=timeout)
-    say(f"[green]neo4j {'started' if started else 'already running'}[/] at {server.uri} "
-        f"(data: {server.data_dir}, log: {server.proc.log_file})")
+    say(
+        f"[green]neo4j {'started' if started else 'already running'}[/] at {server.uri} "
+        f"(data: {server.data_dir}, log: {server.proc.log_file})"
+    )
 
 
 @neo4j_app.command("stop")

@@ -113,7 +113,10 @@ def install(var_dir: Path, *, quiet: bool = True) -> Neo4jPaths:
         shutil.rmtree(paths.lib)
     paths.lib.mkdir(parents=True)
     cmd = [
-        mvn, "-B", "-f", str(LAUNCHER_DIR / "pom.xml"),
+        mvn,
+        "-B",
+        "-f",
+        str(LAUNCHER_DIR / "pom.xml"),
         "dependency:copy-dependencies",
         f"-DoutputDirectory={paths.lib}",
         "-DincludeScope=runtime",
@@ -131,9 +134,17 @@ def install(var_dir: Path, *, quiet: bool = True) -> Neo4jPaths:
         shutil.rmtree(paths.classes)
     paths.classes.mkdir(parents=True)
     compiled = subprocess.run(
-        [javac, "-cp", f"{paths.lib}/*", "-d", str(paths.classes),
-         str(LAUNCHER_DIR / "StrataNeo4j.java")],
-        capture_output=True, text=True, check=False,
+        [
+            javac,
+            "-cp",
+            f"{paths.lib}/*",
+            "-d",
+            str(paths.classes),
+            str(LAUNCHER_DIR / "StrataNeo4j.java"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if compiled.returncode != 0:
         raise EnvironmentProblem(f"javac failed on the Neo4j launcher:\n{compiled.stderr}")
@@ -221,7 +232,9 @@ class Neo4jServer:
         if not ready:
             code = proc.poll()
             self.proc.stop(timeout=30)
-            state = f"exited with code {code}" if code is not None else f"not ready in {timeout:.0f}s"
+            state = (
+                f"exited with code {code}" if code is not None else f"not ready in {timeout:.0f}s"
+            )
             raise EnvironmentProblem(
                 f"Neo4j {state}; last log lines:\n{self.proc.tail()}",
                 hint=f"full log: {self.proc.log_file}",

@@ -86,14 +86,22 @@ class RedisServer:
         data.mkdir(parents=True, exist_ok=True)
         argv = [
             binary,
-            "--bind", self.host,
-            "--port", str(self.port),
-            "--dir", str(data),
-            "--daemonize", "no",
-            "--appendonly", "yes",
-            "--save", "",
-            "--maxmemory-policy", "noeviction",
-            "--protected-mode", "yes",
+            "--bind",
+            self.host,
+            "--port",
+            str(self.port),
+            "--dir",
+            str(data),
+            "--daemonize",
+            "no",
+            "--appendonly",
+            "yes",
+            "--save",
+            "",
+            "--maxmemory-policy",
+            "noeviction",
+            "--protected-mode",
+            "yes",
         ]
         proc = self.proc.spawn(argv)
         if not wait_until(self.ping, timeout=timeout, alive=lambda: proc.poll() is None):

@@ -52,16 +52,26 @@ def start_api(settings: Settings, *, timeout: float = 60.0) -> bool:
     proc = _proc(settings, "api")
     if proc.pid() is not None:
         return False
-    require_free_port(settings.api_host, settings.api_port, what="the API", setting="STRATA_API_PORT")
+    require_free_port(
+        settings.api_host, settings.api_port, what="the API", setting="STRATA_API_PORT"
+    )
     popen = proc.spawn(
         [
-            sys.executable, "-m", "uvicorn", "--factory", "strata_api.main:create",
-            "--host", settings.api_host, "--port", str(settings.api_port),
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "strata_api.main:create",
+            "--host",
+            settings.api_host,
+            "--port",
+            str(settings.api_port),
             "--no-access-log",
         ]
     )
-    if not wait_until(lambda: _api_healthy(settings), timeout=timeout,
-                      alive=lambda: popen.poll() is None):
+    if not wait_until(
+        lambda: _api_healthy(settings), timeout=timeout, alive=lambda: popen.poll() is None
+    ):
         proc.stop(timeout=10)
         raise EnvironmentProblem(
             f"the API did not become healthy; last log lines:\n{proc.tail()}",
@@ -78,9 +88,22 @@ def start_worker(settings: Settings, queue: str, *, timeout: float = 60.0) -> bo
     ready.unlink(missing_ok=True)
     popen = proc.spawn(
         [
-            sys.executable, "-m", "celery", "-A", "strata_workers.main", "worker",
-            "-Q", queue, "-n", f"{queue}@%h", "--concurrency", "1",
-            "--loglevel", "INFO", "--without-mingle", "--without-gossip",
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "strata_workers.main",
+            "worker",
+            "-Q",
+            queue,
+            "-n",
+            f"{queue}@%h",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "INFO",
+            "--without-mingle",
+            "--without-gossip",
         ],
         env={"STRATA_WORKER_READY_FILE": str(ready)},
     )
@@ -135,7 +158,9 @@ def status(settings: Settings) -> list[ComponentStatus]:
     healthy = _api_healthy(settings)
     rows.append(
         ComponentStatus(
-            "api", api.pid() is not None, api.pid(),
+            "api",
+            api.pid() is not None,
+            api.pid(),
             f"http://{settings.api_host}:{settings.api_port} "
             + ("healthy" if healthy else "not answering"),
         )
@@ -145,7 +170,9 @@ def status(settings: Settings) -> list[ComponentStatus]:
         ready = worker_ready_file(settings, queue).exists()
         rows.append(
             ComponentStatus(
-                f"worker {queue}", worker.pid() is not None, worker.pid(),
+                f"worker {queue}",
+                worker.pid() is not None,
+                worker.pid(),
                 "ready" if ready else "not ready",
             )
         )

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, LiteralString, TypeVar, cast
+from typing import Any, TypeVar
 
 import neo4j
 from neo4j import exceptions as neo4j_errors
@@ -57,9 +57,9 @@ def checked_property(name: str) -> str:
 
 
 def _statement(text: str, timeout: float | None) -> neo4j.Query:
-    # Statements are built only from constants and checked identifiers, so the
-    # cast to LiteralString records a guarantee made by the callers above.
-    return neo4j.Query(cast(LiteralString, text), timeout=timeout)
+    # Statements are built only from constants and checked identifiers (the
+    # LiteralString the driver asks for is a guarantee made by the callers).
+    return neo4j.Query(text, timeout=timeout)
 
 
 def translate(exc: Exception) -> StrataError:
@@ -99,7 +99,7 @@ class Tx:
     _timeout: float | None
 
     def run(self, text: str, **params: Any) -> list[dict[str, Any]]:
-        result = self._tx.run(cast(LiteralString, text), params)
+        result = self._tx.run(text, params)
         return [record.data() for record in result]
 
     def run_one(self, text: str, **params: Any) -> dict[str, Any] | None:
@@ -191,7 +191,9 @@ class Gateway:
         with self._session() as session:
             return session.execute_write(self._wrap(fn, timeout))
 
-    def read(self, text: str, *, timeout: float | None = None, **params: Any) -> list[dict[str, Any]]:
+    def read(
+        self, text: str, *, timeout: float | None = None, **params: Any
+    ) -> list[dict[str, Any]]:
         """One read statement in its own transaction."""
         return self.read_tx(lambda tx: tx.run(text, **params), timeout=timeout)
 
@@ -207,7 +209,13 @@ class Gateway:
             result = session.run(_statement(text, self._timeout), params)
             return [record.data() for record in result]
 
-    def ping(self) -> str:
-        """Run a trivial query; return the server's version string."""
-        rows = self.read("CALL dbms.components() YIELD versions RETURN versions[0] AS version")
+    def ping(self, *, timeout: float = 2.0) -> str:
+        """One attempt, no retries (for health checks); return the server version."""
+        with self._session() as session:
+            result = session.run(
+                _statement(
+                    "CALL dbms.components() YIELD versions RETURN versions[0] AS version", timeout
+                )
+            )
+            rows = [record.data() for record in result]
         return str(rows[0]["version"]) if rows else "unknown"

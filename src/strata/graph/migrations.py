@@ -2,7 +2,8 @@
 
 A migration is ``migrations/NNNN_name.cypher``: statements separated by ``;``
 at the end of a line, ``//`` comments allowed. Each applied file is recorded as
-a ``(:Migration {id, name, checksum, applied_at})`` node. Re-running applies
+a ``(:Migration {uid, namespace, id, name, checksum, applied_at})`` node; the
+namespace (default ``strata``) lets tests run their own migration sets. Re-running applies
 nothing; an applied file whose checksum changed is refused, because the graph
 was shaped by the old text.
 """
@@ -20,13 +21,17 @@ from strata.graph.gateway import Gateway
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.cypher$")
 
+DEFAULT_NAMESPACE = "strata"
 RECORD_CONSTRAINT = (
-    "CREATE CONSTRAINT strata_migration_id IF NOT EXISTS "
-    "FOR (m:Migration) REQUIRE m.id IS UNIQUE"
+    "CREATE CONSTRAINT strata_migration_uid IF NOT EXISTS FOR (m:Migration) REQUIRE m.uid IS UNIQUE"
 )
-APPLIED = "MATCH (m:Migration) RETURN m.id AS id, m.name AS name, m.checksum AS checksum"
+APPLIED = (
+    "MATCH (m:Migration {namespace: $namespace}) "
+    "RETURN m.id AS id, m.name AS name, m.checksum AS checksum"
+)
 RECORD = (
-    "CREATE (m:Migration {id: $id, name: $name, checksum: $checksum, applied_at: $applied_at})"
+    "CREATE (m:Migration {uid: $namespace + ':' + toString($id), namespace: $namespace, "
+    "id: $id, name: $name, checksum: $checksum, applied_at: $applied_at})"
 )
 
 
@@ -99,8 +104,8 @@ def load_migrations(directory: Path) -> list[Migration]:
     return found
 
 
-def _applied(gateway: Gateway) -> dict[int, dict[str, str]]:
-    return {int(row["id"]): row for row in gateway.read(APPLIED)}
+def _applied(gateway: Gateway, namespace: str) -> dict[int, dict[str, str]]:
+    return {int(row["id"]): row for row in gateway.read(APPLIED, namespace=namespace)}
 
 
 def _check_recorded(migrations: list[Migration], applied: dict[int, dict[str, str]]) -> None:
@@ -122,10 +127,12 @@ def _check_recorded(migrations: list[Migration], applied: dict[int, dict[str, st
             )
 
 
-def status(gateway: Gateway, directory: Path) -> MigrationStatus:
+def status(
+    gateway: Gateway, directory: Path, *, namespace: str = DEFAULT_NAMESPACE
+) -> MigrationStatus:
     """Which migrations are applied and which are pending (checksums verified)."""
     migrations = load_migrations(directory)
-    applied = _applied(gateway)
+    applied = _applied(gateway, namespace)
     _check_recorded(migrations, applied)
     return MigrationStatus(
         applied=tuple(sorted(applied)),
@@ -133,11 +140,13 @@ def status(gateway: Gateway, directory: Path) -> MigrationStatus:
     )
 
 
-def migrate(gateway: Gateway, directory: Path) -> list[Migration]:
+def migrate(
+    gateway: Gateway, directory: Path, *, namespace: str = DEFAULT_NAMESPACE
+) -> list[Migration]:
     """Apply pending migrations in order; return the ones applied now."""
     migrations = load_migrations(directory)
     gateway.run_autocommit(RECORD_CONSTRAINT)
-    applied = _applied(gateway)
+    applied = _applied(gateway, namespace)
     _check_recorded(migrations, applied)
     done: list[Migration] = []
     for migration in migrations:
@@ -156,6 +165,7 @@ def migrate(gateway: Gateway, directory: Path) -> list[Migration]:
         # last statement and this record is repaired by re-running.
         gateway.write(
             RECORD,
+            namespace=namespace,
             id=migration.id,
             name=migration.name,
             checksum=migration.checksum,

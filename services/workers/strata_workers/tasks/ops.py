@@ -8,13 +8,13 @@ from typing import Any
 
 from celery import shared_task
 
-from strata.jobs import PING, PingJob
+from strata.jobs import PING, PingJob, parse_job
 
 
 @shared_task(name=PING, bind=True)
 def ping(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     """Echo the payload with where it ran (queue, host, pid)."""
-    parsed = PingJob.model_validate(job)
+    parsed = parse_job(PingJob, job)
     delivery = getattr(self.request, "delivery_info", None) or {}
     return {
         "payload": parsed.payload,

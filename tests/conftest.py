@@ -1,0 +1,103 @@
+"""Session-wide real services: a test Neo4j, a test Redis, migrated once.
+
+They run on their own ports (17687, 16379) with data under var/test, so a
+developer's `strata up` stack is left alone. Tests isolate by data (unique
+repository names), because Neo4j Community has one user database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from strata.devstack.neo4j import Neo4jServer
+from strata.devstack.redis import RedisServer
+from strata.graph import migrations
+from strata.graph.gateway import Gateway
+from strata.settings import PROJECT_ROOT, Settings
+
+TEST_VAR = PROJECT_ROOT / "var" / "test"
+NEO4J_PORT = int(os.environ.get("STRATA_TEST_NEO4J_PORT", "17687"))
+REDIS_PORT = int(os.environ.get("STRATA_TEST_REDIS_PORT", "16379"))
+TEST_PASSWORD = "strata-test-password"
+TEST_SECRET = "strata-test-secret-key-0123456789abcdef"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "integration" in Path(str(item.fspath)).parts:
+            item.add_marker(pytest.mark.integration)
+
+
+def make_settings(**overrides: object) -> Settings:
+    """Settings pointing at the test services (environment=test, real secrets)."""
+    values: dict[str, object] = {
+        "environment": "test",
+        "neo4j_uri": f"bolt://127.0.0.1:{NEO4J_PORT}",
+        "neo4j_password": TEST_PASSWORD,
+        "redis_url": f"redis://127.0.0.1:{REDIS_PORT}/0",
+        "secret_key": TEST_SECRET,
+        "var_dir": TEST_VAR,
+        "dev_neo4j_port": NEO4J_PORT,
+        "dev_redis_port": REDIS_PORT,
+        "dev_neo4j_heap_mb": 1024,
+        "dev_neo4j_pagecache_mb": 256,
+        "mirrors_dir": TEST_VAR / "mirrors",
+        "log_json": False,
+    }
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return make_settings()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(settings: Settings) -> Iterator[Neo4jServer]:
+    server = Neo4jServer.from_settings(settings)
+    started = server.start(timeout=180)
+    yield server
+    if started:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server(settings: Settings) -> Iterator[RedisServer]:
+    server = RedisServer.from_settings(settings)
+    started = server.start()
+    yield server
+    if started:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def gateway(settings: Settings, neo4j_server: Neo4jServer) -> Iterator[Gateway]:
+    with Gateway.connect(settings) as gw:
+        migrations.migrate(gw, settings.migrations_dir)
+        yield gw
+
+
+@pytest.fixture
+def unique() -> str:
+    """A fresh token to keep a test's data apart from every other test's."""
+    return uuid.uuid4().hex[:12]
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """The STRATA_* environment that reproduces these settings in a child process."""
+    env: dict[str, str] = {}
+    for name, dumped in settings.model_dump(mode="json").items():
+        raw = getattr(settings, name)
+        value = raw.get_secret_value() if isinstance(raw, SecretStr) else dumped
+        if value is None:
+            continue
+        env[f"STRATA_{name.upper()}"] = value if isinstance(value, str) else json.dumps(value)
+    return env
