@@ -7,7 +7,7 @@ import sys
 import typer
 from rich.table import Table
 
-from strata.cli import dev
+from strata.cli import dev, ontology
 from strata.cli.console import console, err_console, say, settings
 from strata.devstack import stack
 from strata.errors import EnvironmentProblem, StrataError
@@ -21,6 +21,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(dev.app, name="dev")
+app.add_typer(ontology.app, name="ontology")
 
 
 @app.command()

@@ -1,0 +1,252 @@
+"""The bitemporal model as small pure functions.
+
+A *slot* is one fact that can change over time: the attribute state of one
+node, or one edge (type, from, to). Its *versions* carry the four times:
+
+- ``valid_at`` / ``invalid_at``: when the content was true in the world
+  (``invalid_at`` None: still true);
+- ``created_at`` / ``expired_at``: when Strata recorded / stopped believing
+  the version (``expired_at`` None: current belief).
+
+At any known time K the versions with ``created_at <= K < expired_at`` never
+overlap in valid time, so "what did Strata believe at K about V" has one
+answer. Every change (assert, invalidate, correct) is planned by
+:func:`plan_set`: overlapping current versions are expired at the transaction
+time and their untouched parts re-created, then the new content is recorded
+over its interval. Nothing is overwritten or deleted; the only mutation ever
+made to a stored version is setting its ``expired_at`` once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from strata.errors import TemporalError
+
+Change = Literal["assert", "invalidate", "correct"]
+
+
+def aware(value: datetime, *, what: str = "time") -> datetime:
+    """Return ``value`` in UTC; refuse naive datetimes (their zone is a guess)."""
+    if not isinstance(value, datetime):
+        raise TemporalError(f"{what} must be a datetime, got {type(value).__name__}", what=what)
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise TemporalError(
+            f"{what} is a naive datetime ({value.isoformat()}); give a timezone",
+            hint="use datetime.now(UTC) or an ISO string with an offset",
+            what=what,
+        )
+    return value.astimezone(UTC)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def native(value: Any) -> Any:
+    """A value read from Neo4j as plain Python; datetimes in UTC with a fixed offset.
+
+    Neo4j orders two DateTimes of the same instant but different zone kinds
+    (``Z`` offset vs. ``[UTC]`` zone id) as unequal, so every datetime Strata
+    writes or compares must carry the same ``timezone.utc`` offset.
+    """
+    to_native = getattr(value, "to_native", None)
+    value = to_native() if callable(to_native) else value
+    return utc_values(value)
+
+
+def utc_values(value: Any) -> Any:
+    """Normalise datetimes (also inside lists) to ``timezone.utc``."""
+    if isinstance(value, datetime):
+        return aware(value)
+    if isinstance(value, list | tuple):
+        return [utc_values(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class AsOf:
+    """A read position on both axes; defaults to now, now."""
+
+    valid_at: datetime
+    known_at: datetime
+
+    @classmethod
+    def at(cls, valid_at: datetime | None = None, known_at: datetime | None = None) -> AsOf:
+        current = now()
+        return cls(
+            valid_at=aware(valid_at, what="valid_at") if valid_at is not None else current,
+            known_at=aware(known_at, what="known_at") if known_at is not None else current,
+        )
+
+    def params(self) -> dict[str, datetime]:
+        return {"valid_at": self.valid_at, "known_at": self.known_at}
+
+
+def as_of_predicate(var: str) -> str:
+    """The one as-of filter every read uses, for relationship variable ``var``.
+
+    ``valid_at <= $valid_at < invalid_at`` and ``created_at <= $known_at <
+    expired_at``, open ends (null) as +infinity.
+    """
+    if not var.isidentifier():
+        raise ValueError(f"not a Cypher variable: {var!r}")
+    return (
+        f"{var}.valid_at <= $valid_at"
+        f" AND ({var}.invalid_at IS NULL OR {var}.invalid_at > $valid_at)"
+        f" AND {var}.created_at <= $known_at"
+        f" AND ({var}.expired_at IS NULL OR {var}.expired_at > $known_at)"
+    )
+
+
+def current_predicate(var: str) -> str:
+    """Current belief about the present: the cheapest filter, for 'now, now' reads."""
+    if not var.isidentifier():
+        raise ValueError(f"not a Cypher variable: {var!r}")
+    return f"{var}.expired_at IS NULL AND {var}.invalid_at IS NULL"
+
+
+def content_hash(props: Mapping[str, Any]) -> str:
+    """A stable hash of a fact's content (bookkeeping excluded by the caller)."""
+    canonical = json.dumps(
+        {k: props[k] for k in sorted(props) if props[k] is not None},
+        sort_keys=True,
+        default=_json_default,
+        separators=(",", ":"),
+    )
+    return hashlib.blake2b(canonical.encode(), digest_size=12).hexdigest()
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return aware(value).isoformat()
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"cannot hash {type(value).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One recorded version of a slot.
+
+    ``ref`` is the stored record's id, or None for a version planned in this
+    transaction. ``payload`` holds everything else the record carries (content
+    and source), copied verbatim when a truncated remainder is re-created.
+    """
+
+    hash: str
+    valid_at: datetime
+    invalid_at: datetime | None
+    created_at: datetime
+    expired_at: datetime | None = None
+    ref: str | None = None
+    payload: Mapping[str, Any] = field(default_factory=dict)
+
+    def covers(self, start: datetime, end: datetime | None) -> bool:
+        """True if [start, end) lies inside this version's valid interval."""
+        if self.valid_at > start:
+            return False
+        if self.invalid_at is None:
+            return True
+        return end is not None and self.invalid_at >= end
+
+    def overlaps(self, start: datetime, end: datetime | None) -> bool:
+        """True if this version's valid interval meets [start, end)."""
+        before_end = end is None or self.valid_at < end
+        after_start = self.invalid_at is None or self.invalid_at > start
+        return before_end and after_start
+
+    def visible(self, valid_at: datetime, known_at: datetime) -> bool:
+        """The as-of predicate, in Python (the same rule as :func:`as_of_predicate`)."""
+        return (
+            self.valid_at <= valid_at
+            and (self.invalid_at is None or self.invalid_at > valid_at)
+            and self.created_at <= known_at
+            and (self.expired_at is None or self.expired_at > known_at)
+        )
+
+
+@dataclass(slots=True)
+class Plan:
+    """What one slot's changes do to the store: stored versions to expire, versions to create."""
+
+    expire: list[Version] = field(default_factory=list)
+    create: list[Version] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.expire and not self.create
+
+
+def plan_set(
+    current: Sequence[Version],
+    *,
+    content: str | None,
+    payload: Mapping[str, Any] | None,
+    start: datetime,
+    end: datetime | None,
+    tx: datetime,
+    plan: Plan | None = None,
+) -> tuple[list[Version], Plan]:
+    """Make the slot hold ``content`` (a hash; None: nothing) over [start, end).
+
+    ``current`` are the slot's current versions (``expired_at`` None), stored or
+    planned earlier in the same transaction. Returns the new current versions
+    and the plan, extended in place when one is passed (for several changes to
+    one slot in one transaction). Asserting content that a current version
+    already holds over the whole interval changes nothing.
+    """
+    start = aware(start, what="valid_at")
+    end = aware(end, what="invalid_at") if end is not None else None
+    tx = aware(tx, what="transaction time")
+    if end is not None and end <= start:
+        raise TemporalError(
+            f"empty valid interval: invalid_at {end.isoformat()} is not after "
+            f"valid_at {start.isoformat()}",
+            valid_at=start,
+            invalid_at=end,
+        )
+    plan = plan if plan is not None else Plan()
+    if content is not None and any(v.hash == content and v.covers(start, end) for v in current):
+        return list(current), plan
+    overlapping = [v for v in current if v.overlaps(start, end)]
+    if content is None and not overlapping:
+        return list(current), plan
+    kept = [v for v in current if not v.overlaps(start, end)]
+    for old in overlapping:
+        if old.created_at > tx:
+            raise TemporalError(
+                f"transaction time {tx.isoformat()} is before the record it would expire "
+                f"(created {old.created_at.isoformat()})",
+                hint="transaction times must not go backwards",
+            )
+        if old.ref is None:
+            # Planned in this transaction and never visible: drop, don't store.
+            plan.create.remove(old)
+        else:
+            plan.expire.append(replace(old, expired_at=tx))
+        if old.valid_at < start:
+            left = replace(old, invalid_at=start, created_at=tx, ref=None)
+            plan.create.append(left)
+            kept.append(left)
+        if end is not None and (old.invalid_at is None or old.invalid_at > end):
+            right = replace(old, valid_at=end, created_at=tx, ref=None)
+            plan.create.append(right)
+            kept.append(right)
+    if content is not None:
+        new = Version(
+            hash=content,
+            valid_at=start,
+            invalid_at=end,
+            created_at=tx,
+            payload=dict(payload or {}),
+        )
+        plan.create.append(new)
+        kept.append(new)
+    kept.sort(key=lambda v: v.valid_at)
+    return kept, plan

@@ -1,0 +1,158 @@
+"""The ontology file loads into typed models and bad files are refused with every problem."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from strata.errors import OntologyViolation
+from strata.facts import EdgeFact, NodeRef, StateFact, check_facts
+from strata.ontology import load_ontology
+from strata.ontology.loader import parse
+from strata.ontology.schema import schema_statements
+from strata.settings import PROJECT_ROOT
+
+ONTOLOGY = load_ontology(PROJECT_ROOT / "ontology")
+T = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def symbol_state(**overrides: Any) -> StateFact:
+    props: dict[str, Any] = {
+        "kind": "function",
+        "qualified_name": "m.f",
+        "line_start": 1,
+        "line_end": 2,
+        "body_hash": "h",
+        "language": "python",
+    }
+    props.update(overrides)
+    identity = {"repo": "r", "ref": "main", "path": "m.py", "qualname": "f", "name": "f"}
+    return StateFact("Symbol", identity, props, T)
+
+
+def sym(name: str) -> NodeRef:
+    return NodeRef("Symbol", f"r|main|m.py|{name}")
+
+
+class TestLoad:
+    """The shipped ontology is valid and complete for the three layers."""
+
+    def test_shipped_ontology_loads(self) -> None:
+        assert ONTOLOGY.version == 1
+        assert set(ONTOLOGY.layers) == {"code", "knowledge", "trace"}
+        assert ONTOLOGY.node("Symbol").layer == "code"
+        assert ONTOLOGY.edge("VERIFIED_BY").layer == "trace"
+        status = ONTOLOGY.edge("IMPLEMENTED_BY").props.all["status"]
+        assert status.enum == ("PROPOSED", "VALIDATED", "STALE")
+
+    def test_every_key_gets_a_constraint_statement(self) -> None:
+        text = "\n".join(schema_statements(ONTOLOGY))
+        for label in ONTOLOGY.nodes:
+            assert f"FOR (n:{label}) REQUIRE" in text
+
+    def test_key_escapes_the_separator(self) -> None:
+        node = ONTOLOGY.node("File")
+        assert node.make_key({"repo": "a|b", "ref": "main", "path": "x%y"}) == "a%7Cb|main|x%25y"
+
+    def test_bad_file_reports_every_problem(self, tmp_path: Path) -> None:
+        raw = {
+            "version": 1,
+            "layers": ["code", "knowledge", "trace"],
+            "nodes": {
+                "bad_label": {"layer": "code", "identity": {"repo": "string"}, "key": ["repo"]},
+                "Thing": {"layer": "nowhere", "identity": {"repo": "string"}, "key": ["id"]},
+            },
+            "edges": {"LINKS": {"layer": "code", "from": ["Ghost"], "to": ["Thing"]}},
+        }
+        with pytest.raises(OntologyViolation) as caught:
+            parse(raw)
+        text = str(caught.value)
+        assert "PascalCase" in text
+        assert "layer 'nowhere'" in text
+        assert "key fields ['id']" in text
+        assert "undeclared labels ['Ghost']" in text
+
+    def test_version_must_match_file_name(self, tmp_path: Path) -> None:
+        raw = yaml.safe_load((PROJECT_ROOT / "ontology" / "strata.v1.yaml").read_text())
+        raw["version"] = 2
+        (tmp_path / "strata.v1.yaml").write_text(yaml.safe_dump(raw))
+        with pytest.raises(OntologyViolation, match="declares version 2"):
+            load_ontology(tmp_path)
+
+
+class TestCheckFacts:
+    """Every write is checked against the ontology before it can reach the database."""
+
+    def test_valid_symbol_passes(self) -> None:
+        check_facts(ONTOLOGY, "code", [symbol_state()])
+
+    @pytest.mark.parametrize(
+        ("fact", "message"),
+        [
+            (StateFact("Ghost", {"repo": "r"}, {}, T), "unknown label 'Ghost'"),
+            (symbol_state(kind="lambda"), "'lambda' is not one of"),
+            (symbol_state(line_start="1"), "expected int"),
+            (symbol_state(body_hash=None), "missing required property 'body_hash'"),
+            (symbol_state(colour="red"), "unknown property 'colour'"),
+            (EdgeFact("LINKS", sym("a"), sym("b"), "r", {}, T), "unknown edge type 'LINKS'"),
+            (
+                EdgeFact("IMPORTS", sym("a"), sym("b"), "r", {"line": 1}, T),
+                "IMPORTS may not start at Symbol",
+            ),
+            (
+                EdgeFact(
+                    "CALLS",
+                    sym("a"),
+                    sym("b"),
+                    "r",
+                    {"line": 1, "confidence": 1.0, "resolution": "guess"},
+                    T,
+                ),
+                "'guess' is not one of",
+            ),
+            (
+                StateFact("Symbol", {"repo": "r"}, None, T),
+                "missing identity field 'path'",
+            ),
+            (
+                StateFact(
+                    "Symbol",
+                    symbol_state().identity,
+                    symbol_state().props,
+                    datetime(2026, 1, 1),  # noqa: DTZ001 - naive on purpose
+                ),
+                "naive datetime",
+            ),
+        ],
+    )
+    def test_violation_is_named(self, fact: StateFact | EdgeFact, message: str) -> None:
+        with pytest.raises(OntologyViolation, match="nothing was written") as caught:
+            check_facts(ONTOLOGY, "code", [symbol_state(), fact])
+        assert message in str(caught.value)
+        assert "record 1" in str(caught.value)
+
+    def test_other_layer_label_is_refused(self) -> None:
+        with pytest.raises(OntologyViolation, match="belongs to the code layer"):
+            check_facts(ONTOLOGY, "trace", [symbol_state()])
+
+    def test_other_layer_edge_is_refused(self) -> None:
+        link = EdgeFact(
+            "IMPLEMENTED_BY",
+            NodeRef("Requirement", "r|REQ-001"),
+            sym("a"),
+            "r",
+            {"status": "PROPOSED", "confidence": 0.5, "methods": ["test"], "commit": "a" * 40},
+            T,
+        )
+        check_facts(ONTOLOGY, "trace", [link])
+        with pytest.raises(OntologyViolation, match="belongs to the trace layer"):
+            check_facts(ONTOLOGY, "code", [link])
+
+    def test_graphiti_labels_are_not_strata_writes(self) -> None:
+        fact = StateFact("Entity", {"uuid": "u", "group_id": "r"}, {}, T)
+        with pytest.raises(OntologyViolation, match="written by graphiti"):
+            check_facts(ONTOLOGY, "knowledge", [fact])
