@@ -22,9 +22,13 @@ from strata.graph import migrations
 from strata.graph.gateway import Gateway
 from strata.settings import PROJECT_ROOT, Settings
 
-TEST_VAR = PROJECT_ROOT / "var" / "test"
+# Several checkouts or agents can test side by side with their own ports and
+# data folder; STRATA_TEST_KEEP_SERVICES=1 leaves the services running after
+# the session (faster re-runs; stop them with `strata dev ... stop`).
+TEST_VAR = Path(os.environ.get("STRATA_TEST_VAR", str(PROJECT_ROOT / "var" / "test")))
 NEO4J_PORT = int(os.environ.get("STRATA_TEST_NEO4J_PORT", "17687"))
 REDIS_PORT = int(os.environ.get("STRATA_TEST_REDIS_PORT", "16379"))
+KEEP_SERVICES = os.environ.get("STRATA_TEST_KEEP_SERVICES") == "1"
 TEST_PASSWORD = "strata-test-password"
 TEST_SECRET = "strata-test-secret-key-0123456789abcdef"
 
@@ -65,7 +69,7 @@ def neo4j_server(settings: Settings) -> Iterator[Neo4jServer]:
     server = Neo4jServer.from_settings(settings)
     started = server.start(timeout=180)
     yield server
-    if started:
+    if started and not KEEP_SERVICES:
         server.stop()
 
 
@@ -74,7 +78,7 @@ def redis_server(settings: Settings) -> Iterator[RedisServer]:
     server = RedisServer.from_settings(settings)
     started = server.start()
     yield server
-    if started:
+    if started and not KEEP_SERVICES:
         server.stop()
 
 

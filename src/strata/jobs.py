@@ -44,3 +44,26 @@ class PingJob(Job):
     """Round trip through the queue; the worker echoes ``payload``."""
 
     payload: str = Field(default="ping", max_length=200)
+
+
+# -- task names (stable strings; the API sends them by name) ---------------------------
+
+CODE_REINDEX: Final = "strata.code.reindex"
+TRACE_SETTLE: Final = "strata.trace.settle"
+KNOWLEDGE_INGEST: Final = "strata.knowledge.ingest"
+
+SHA_PATTERN = r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$"
+REPO_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+ZERO_SHAS = frozenset({"0" * 40, "0" * 64})
+
+
+class ReindexJob(Job):
+    """Reindex ``repo`` at ``ref`` from ``before`` (None: full index) to ``after``."""
+
+    job_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    repo: str = Field(pattern=REPO_NAME_PATTERN)
+    ref: str = Field(min_length=1, max_length=255)
+    after: str = Field(pattern=SHA_PATTERN)
+    before: str | None = Field(default=None, pattern=SHA_PATTERN)
+    delivery: str | None = Field(default=None, max_length=200)
+    forced: bool = False

@@ -30,6 +30,8 @@ from strata.errors import TemporalError
 
 Change = Literal["assert", "invalidate", "correct"]
 
+TIME_FIELDS = ("valid_at", "invalid_at", "created_at", "expired_at", "invalidated_at")
+
 
 def aware(value: datetime, *, what: str = "time") -> datetime:
     """Return ``value`` in UTC; refuse naive datetimes (their zone is a guess)."""
@@ -60,6 +62,17 @@ def native(value: Any) -> Any:
     return utc_values(value)
 
 
+def decode_fact(props: Mapping[str, Any]) -> dict[str, Any]:
+    """A fact read through :func:`fact_projection` as plain Python values."""
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        if key in TIME_FIELDS:
+            out[key] = from_wire(value) if isinstance(value, str) else native(value)
+        else:
+            out[key] = native(value)
+    return out
+
+
 def utc_values(value: Any) -> Any:
     """Normalise datetimes (also inside lists) to ``timezone.utc``."""
     if isinstance(value, datetime):
@@ -84,31 +97,61 @@ class AsOf:
             known_at=aware(known_at, what="known_at") if known_at is not None else current,
         )
 
-    def params(self) -> dict[str, datetime]:
-        return {"valid_at": self.valid_at, "known_at": self.known_at}
+    def params(self) -> dict[str, str]:
+        """Query parameters for :func:`as_of_predicate` (times on the wire as strings)."""
+        return {"valid_at": to_wire(self.valid_at), "known_at": to_wire(self.known_at)}
+
+
+def to_wire(value: datetime) -> str:
+    """A time as Strata sends it to Neo4j: ISO 8601 in UTC with ``Z``.
+
+    The driver's Python codec spends ~100 µs per datetime; Cypher's
+    ``datetime()`` parses this string in well under a microsecond, and every
+    time Strata stores goes through here, so all carry the same zone kind.
+    """
+    return aware(value).isoformat().replace("+00:00", "Z")
+
+
+def from_wire(value: str) -> datetime:
+    """Parse a time returned by :func:`fact_projection` (or written by :func:`to_wire`)."""
+    return aware(datetime.fromisoformat(value))
+
+
+def _checked_var(var: str) -> str:
+    if not var.isidentifier():
+        raise ValueError(f"not a Cypher variable: {var!r}")
+    return var
 
 
 def as_of_predicate(var: str) -> str:
     """The one as-of filter every read uses, for relationship variable ``var``.
 
     ``valid_at <= $valid_at < invalid_at`` and ``created_at <= $known_at <
-    expired_at``, open ends (null) as +infinity.
+    expired_at``, open ends (null) as +infinity; a valid-time end closed in
+    place counts only from its ``invalidated_at`` on. The parameters are wire
+    strings (:meth:`AsOf.params`).
     """
-    if not var.isidentifier():
-        raise ValueError(f"not a Cypher variable: {var!r}")
+    v = _checked_var(var)
     return (
-        f"{var}.valid_at <= $valid_at"
-        f" AND ({var}.invalid_at IS NULL OR {var}.invalid_at > $valid_at)"
-        f" AND {var}.created_at <= $known_at"
-        f" AND ({var}.expired_at IS NULL OR {var}.expired_at > $known_at)"
+        f"{v}.valid_at <= datetime($valid_at)"
+        f" AND ({v}.invalid_at IS NULL OR {v}.invalid_at > datetime($valid_at)"
+        f" OR {v}.invalidated_at > datetime($known_at))"
+        f" AND {v}.created_at <= datetime($known_at)"
+        f" AND ({v}.expired_at IS NULL OR {v}.expired_at > datetime($known_at))"
     )
+
+
+def fact_projection(var: str) -> str:
+    """Every property of a fact, with its four times as wire strings (cheap to decode)."""
+    v = _checked_var(var)
+    times = ", ".join(f"{t}: toString({v}.{t})" for t in TIME_FIELDS)
+    return f"{v}{{.*, {times}}}"
 
 
 def current_predicate(var: str) -> str:
     """Current belief about the present: the cheapest filter, for 'now, now' reads."""
-    if not var.isidentifier():
-        raise ValueError(f"not a Cypher variable: {var!r}")
-    return f"{var}.expired_at IS NULL AND {var}.invalid_at IS NULL"
+    v = _checked_var(var)
+    return f"{v}.expired_at IS NULL AND {v}.invalid_at IS NULL"
 
 
 def content_hash(props: Mapping[str, Any]) -> str:
@@ -135,8 +178,13 @@ class Version:
     """One recorded version of a slot.
 
     ``ref`` is the stored record's id, or None for a version planned in this
-    transaction. ``payload`` holds everything else the record carries (content
-    and source), copied verbatim when a truncated remainder is re-created.
+    transaction. A planned version either carries its content and source in
+    ``payload``, or, when it is the untouched remainder of a stored version,
+    names that record in ``copy_of`` so the store copies it server-side.
+
+    ``invalidated_at`` is the transaction time at which an open-ended version
+    was closed in place (its ``invalid_at`` set once, from null): before that
+    known time the version still reads as open-ended.
     """
 
     hash: str
@@ -144,8 +192,10 @@ class Version:
     invalid_at: datetime | None
     created_at: datetime
     expired_at: datetime | None = None
+    invalidated_at: datetime | None = None
     ref: str | None = None
     payload: Mapping[str, Any] = field(default_factory=dict)
+    copy_of: str | None = None
 
     def covers(self, start: datetime, end: datetime | None) -> bool:
         """True if [start, end) lies inside this version's valid interval."""
@@ -163,9 +213,14 @@ class Version:
 
     def visible(self, valid_at: datetime, known_at: datetime) -> bool:
         """The as-of predicate, in Python (the same rule as :func:`as_of_predicate`)."""
+        ended = (
+            self.invalid_at is not None
+            and self.invalid_at <= valid_at
+            and (self.invalidated_at is None or self.invalidated_at <= known_at)
+        )
         return (
             self.valid_at <= valid_at
-            and (self.invalid_at is None or self.invalid_at > valid_at)
+            and not ended
             and self.created_at <= known_at
             and (self.expired_at is None or self.expired_at > known_at)
         )
@@ -173,14 +228,22 @@ class Version:
 
 @dataclass(slots=True)
 class Plan:
-    """What one slot's changes do to the store: stored versions to expire, versions to create."""
+    """What one slot's changes do to the store.
+
+    ``expire``: stored versions to expire; ``close``: stored open-ended versions
+    whose valid time is closed in place; ``create``: new versions.
+    """
 
     expire: list[Version] = field(default_factory=list)
+    close: list[Version] = field(default_factory=list)
     create: list[Version] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not self.expire and not self.create
+        return not self.expire and not self.close and not self.create
+
+    def size(self) -> tuple[int, int, int]:
+        return len(self.expire), len(self.close), len(self.create)
 
 
 def plan_set(
@@ -200,6 +263,10 @@ def plan_set(
     and the plan, extended in place when one is passed (for several changes to
     one slot in one transaction). Asserting content that a current version
     already holds over the whole interval changes nothing.
+
+    The common change, a new value from ``start`` on, closes the open-ended
+    version in place (``invalid_at`` and ``invalidated_at`` set once). Every
+    other overlap expires the stored version and re-creates its untouched parts.
     """
     start = aware(start, what="valid_at")
     end = aware(end, what="invalid_at") if end is not None else None
@@ -219,23 +286,33 @@ def plan_set(
         return list(current), plan
     kept = [v for v in current if not v.overlaps(start, end)]
     for old in overlapping:
-        if old.created_at > tx:
-            raise TemporalError(
-                f"transaction time {tx.isoformat()} is before the record it would expire "
-                f"(created {old.created_at.isoformat()})",
-                hint="transaction times must not go backwards",
-            )
+        _check_order(old, tx)
+        closed_now = next((c for c in plan.close if c.ref == old.ref), None)
+        if closed_now is not None:
+            plan.close.remove(closed_now)
+        if (
+            old.ref is not None
+            and closed_now is None
+            and old.invalid_at is None
+            and old.invalidated_at is None
+            and old.valid_at < start
+            and end is None
+        ):
+            closed = replace(old, invalid_at=start, invalidated_at=tx)
+            plan.close.append(closed)
+            kept.append(closed)
+            continue
         if old.ref is None:
             # Planned in this transaction and never visible: drop, don't store.
             plan.create.remove(old)
         else:
             plan.expire.append(replace(old, expired_at=tx))
         if old.valid_at < start:
-            left = replace(old, invalid_at=start, created_at=tx, ref=None)
+            left = _remainder(old, old.valid_at, start, tx)
             plan.create.append(left)
             kept.append(left)
         if end is not None and (old.invalid_at is None or old.invalid_at > end):
-            right = replace(old, valid_at=end, created_at=tx, ref=None)
+            right = _remainder(old, end, old.invalid_at, tx)
             plan.create.append(right)
             kept.append(right)
     if content is not None:
@@ -250,3 +327,26 @@ def plan_set(
         kept.append(new)
     kept.sort(key=lambda v: v.valid_at)
     return kept, plan
+
+
+def _remainder(old: Version, start: datetime, end: datetime | None, tx: datetime) -> Version:
+    """An untouched part of ``old``, re-created at ``tx`` (copied from the stored record)."""
+    return replace(
+        old,
+        valid_at=start,
+        invalid_at=end,
+        created_at=tx,
+        invalidated_at=None,
+        ref=None,
+        copy_of=old.ref if old.ref is not None else old.copy_of,
+    )
+
+
+def _check_order(old: Version, tx: datetime) -> None:
+    latest = max(old.created_at, old.invalidated_at or old.created_at)
+    if latest > tx:
+        raise TemporalError(
+            f"transaction time {tx.isoformat()} is before the record it would change "
+            f"(recorded {latest.isoformat()})",
+            hint="transaction times must not go backwards",
+        )

@@ -270,7 +270,9 @@ class BitemporalMachine(RuleBasedStateMachine):
                     for v in history
                     if v.created_at <= tx and (v.expired_at is None or v.expired_at > tx)
                 ]
-                segments = [(v.valid_at, v.invalid_at, self._content(slot, v)) for v in believed]
+                segments = [
+                    (v.valid_at, _known_end(v, tx), self._content(slot, v)) for v in believed
+                ]
                 expected = self.model.belief(slot, tx)
                 probes = {s for s, _, _ in segments + expected} | {
                     e for _, e, _ in segments + expected if e is not None
@@ -295,10 +297,18 @@ class BitemporalMachine(RuleBasedStateMachine):
         return str(version.props["body_hash"])
 
 
+def _known_end(v: FactVersion, known_at: datetime) -> datetime | None:
+    """The valid-time end Strata believed at ``known_at`` (a close in place counts from then)."""
+    if v.invalidated_at is not None and v.invalidated_at > known_at:
+        return None
+    return v.invalid_at
+
+
 def _visible(v: FactVersion, as_of: AsOf) -> bool:
+    end = _known_end(v, as_of.known_at)
     return (
         v.valid_at <= as_of.valid_at
-        and (v.invalid_at is None or v.invalid_at > as_of.valid_at)
+        and (end is None or end > as_of.valid_at)
         and v.created_at <= as_of.known_at
         and (v.expired_at is None or v.expired_at > as_of.known_at)
     )

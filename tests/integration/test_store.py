@@ -244,12 +244,18 @@ class TestReads:
         )
         history = reads.state_history("Symbol", key)
         assert [
-            (v.props["body_hash"], v.valid_at, v.invalid_at, v.created_at, v.expired_at)
+            (
+                v.props["body_hash"],
+                v.valid_at,
+                v.invalid_at,
+                v.created_at,
+                v.expired_at,
+                v.invalidated_at,
+            )
             for v in history
         ] == [
-            ("h1", T0, None, tx1, tx2),
-            ("h1", T0, T0 + timedelta(days=2), tx2, None),
-            ("h2", T0 + timedelta(days=2), None, tx2, None),
+            ("h1", T0, T0 + timedelta(days=2), tx1, None, tx2),
+            ("h2", T0 + timedelta(days=2), None, tx2, None, None),
         ]
         assert all(v.props["ontology"] == 1 for v in history)
 
@@ -264,7 +270,14 @@ class TestReads:
             ("opened", "h2"),
         ]
         known_changes = reads.changes(repo, tx2, tx2 + timedelta(seconds=1), axis="known")
-        assert sorted(c.change for c in known_changes) == ["closed", "opened", "opened"]
+        assert [(c.change, c.version.props["body_hash"]) for c in known_changes] == [
+            ("closed", "h1"),
+            ("opened", "h2"),
+        ]
+        # What Strata believed before tx2 is still readable: h1, open-ended.
+        before = reads.node_state("Symbol", key, AsOf.at(T0 + timedelta(days=5), tx1))
+        assert before is not None
+        assert before.state.props["body_hash"] == "h1"
 
 
 class TestSchema:

@@ -53,15 +53,35 @@ class TestPlanSet:
         assert plan.empty
         assert current == [old]
 
-    def test_change_splits_the_old_version(self) -> None:
+    def test_change_closes_the_open_version_in_place(self) -> None:
         old = stored("a", 0, None)
         tx = T0 + timedelta(hours=1)
         current, plan = plan_set([old], content="b", payload={}, start=d(3), end=None, tx=tx)
-        assert [v.expired_at for v in plan.expire] == [tx]
-        made = sorted((v.hash, v.valid_at, v.invalid_at) for v in plan.create)
-        assert made == [("a", d(0), d(3)), ("b", d(3), None)]
-        assert all(v.created_at == tx for v in plan.create)
-        assert len(current) == 2
+        assert plan.expire == []
+        assert [(v.ref, v.invalid_at, v.invalidated_at) for v in plan.close] == [("r1", d(3), tx)]
+        assert [(v.hash, v.valid_at, v.invalid_at) for v in plan.create] == [("b", d(3), None)]
+        assert [(v.hash, v.valid_at, v.invalid_at) for v in current] == [
+            ("a", d(0), d(3)),
+            ("b", d(3), None),
+        ]
+
+    def test_closed_in_place_reads_open_before_it_was_closed(self) -> None:
+        tx = T0 + timedelta(hours=1)
+        _, plan = plan_set(
+            [stored("a", 0, None)], content="b", payload={}, start=d(3), end=None, tx=tx
+        )
+        closed = plan.close[0]
+        assert closed.visible(d(5), T0)  # before tx Strata believed 'a' open-ended
+        assert not closed.visible(d(5), tx)
+        assert closed.visible(d(2), tx)
+
+    def test_change_of_a_closed_version_expires_and_copies(self) -> None:
+        old = Version("a", d(0), d(5), T0, invalidated_at=T0, ref="r1")
+        tx = T0 + timedelta(hours=1)
+        _, plan = plan_set([old], content="b", payload={}, start=d(3), end=None, tx=tx)
+        assert [v.ref for v in plan.expire] == ["r1"]
+        made = sorted((v.hash, v.valid_at, v.invalid_at, v.copy_of) for v in plan.create)
+        assert made == [("a", d(0), d(3), "r1"), ("b", d(3), None, None)]
 
     def test_bounded_correction_keeps_both_sides(self) -> None:
         old = stored("a", 0, None)
@@ -73,7 +93,13 @@ class TestPlanSet:
         old = stored("a", 0, None)
         current, plan = plan_set([old], content=None, payload=None, start=d(3), end=None, tx=T0)
         assert [(v.valid_at, v.invalid_at) for v in current] == [(d(0), d(3))]
-        assert len(plan.expire) == 1
+        assert plan.size() == (0, 1, 0)
+
+    def test_invalidate_from_the_start_expires(self) -> None:
+        old = stored("a", 2, None)
+        current, plan = plan_set([old], content=None, payload=None, start=d(1), end=None, tx=T0)
+        assert current == []
+        assert plan.size() == (1, 0, 0)
 
     def test_invalidate_of_nothing_is_a_noop(self) -> None:
         old = stored("a", 0, 2)
@@ -118,10 +144,10 @@ class TestVersion:
     def test_cypher_predicate_names_both_axes(self) -> None:
         text = as_of_predicate("r")
         for part in (
-            "r.valid_at <= $valid_at",
-            "r.invalid_at > $valid_at",
-            "r.created_at <= $known_at",
-            "r.expired_at > $known_at",
+            "r.valid_at <= datetime($valid_at)",
+            "r.invalid_at > datetime($valid_at)",
+            "r.created_at <= datetime($known_at)",
+            "r.expired_at > datetime($known_at)",
         ):
             assert part in text
         with pytest.raises(ValueError, match="not a Cypher variable"):

@@ -87,6 +87,13 @@ def translate(exc: Exception) -> StrataError:
     raise exc
 
 
+def _rows(result: neo4j.Result) -> list[dict[str, Any]]:
+    """Records as dicts. Strata returns maps and scalars, never graph objects, so the
+    driver's recursive ``Record.data()`` transformation is not needed."""
+    keys = result.keys()
+    return [dict(zip(keys, values, strict=True)) for values in result.values()]
+
+
 def _gql(exc: neo4j_errors.Neo4jError) -> str | None:
     return getattr(exc, "code", None)
 
@@ -99,8 +106,7 @@ class Tx:
     _timeout: float | None
 
     def run(self, text: str, **params: Any) -> list[dict[str, Any]]:
-        result = self._tx.run(text, params)
-        return [record.data() for record in result]
+        return _rows(self._tx.run(text, params))
 
     def run_one(self, text: str, **params: Any) -> dict[str, Any] | None:
         rows = self.run(text, **params)
@@ -194,8 +200,22 @@ class Gateway:
     def read(
         self, text: str, *, timeout: float | None = None, **params: Any
     ) -> list[dict[str, Any]]:
-        """One read statement in its own transaction."""
-        return self.read_tx(lambda tx: tx.run(text, **params), timeout=timeout)
+        """One read statement as an auto-commit transaction: one round trip.
+
+        Retried once on a transient error (a managed transaction would cost a
+        second round trip, for the commit, on every point lookup).
+        """
+        try:
+            return self._autocommit(text, timeout, params)
+        except TransientDatabaseError:
+            return self._autocommit(text, timeout, params)
+
+    def _autocommit(
+        self, text: str, timeout: float | None, params: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        effective = self._timeout if timeout is None else timeout
+        with self._session() as session:
+            return _rows(session.run(_statement(text, effective), params))
 
     def write(
         self, text: str, *, timeout: float | None = None, **params: Any
@@ -205,17 +225,11 @@ class Gateway:
 
     def run_autocommit(self, text: str, **params: Any) -> list[dict[str, Any]]:
         """Schema statements (constraints, indexes) cannot run in managed transactions."""
-        with self._session() as session:
-            result = session.run(_statement(text, self._timeout), params)
-            return [record.data() for record in result]
+        return self._autocommit(text, None, params)
 
     def ping(self, *, timeout: float = 2.0) -> str:
         """One attempt, no retries (for health checks); return the server version."""
-        with self._session() as session:
-            result = session.run(
-                _statement(
-                    "CALL dbms.components() YIELD versions RETURN versions[0] AS version", timeout
-                )
-            )
-            rows = [record.data() for record in result]
+        rows = self._autocommit(
+            "CALL dbms.components() YIELD versions RETURN versions[0] AS version", timeout, {}
+        )
         return str(rows[0]["version"]) if rows else "unknown"

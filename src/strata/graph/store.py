@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,14 +28,23 @@ from strata.errors import OntologyViolation, TransientDatabaseError
 from strata.facts import EdgeFact, Fact, StateFact, check_facts, node_key
 from strata.graph.gateway import Gateway, Tx, checked_label, checked_rel_type
 from strata.ontology.model import STATE, Layer, Ontology
-from strata.temporal import Plan, Version, aware, content_hash, native, now, plan_set, utc_values
-
-TIME_FIELDS = ("valid_at", "invalid_at", "created_at", "expired_at")
+from strata.temporal import (
+    TIME_FIELDS,
+    Plan,
+    Version,
+    aware,
+    content_hash,
+    decode_fact,
+    now,
+    plan_set,
+    to_wire,
+    utc_values,
+)
 
 MERGE_NODES = """
 UNWIND $rows AS row
 MERGE (n:{label} {{key: row.key}})
-ON CREATE SET n += row.identity, n.created_at = $tx
+ON CREATE SET n += row.identity, n.created_at = datetime($tx)
 SET n._lock = true
 REMOVE n._lock
 """
@@ -53,25 +63,27 @@ MATCH (n:{label} {{key: key}})
 RETURN key
 """
 
+# Only current versions that end after the earliest change planned for the
+# slot can be touched; the rest (older valid history) is never read.
 CURRENT_STATE = """
-UNWIND $keys AS key
-MATCH (n:{label} {{key: key}})-[r:STATE]->(n)
-WHERE r.expired_at IS NULL
-RETURN key, elementId(r) AS ref, properties(r) AS props
+UNWIND $slots AS slot
+MATCH (n:{label} {{key: slot.key}})-[r:STATE]->(n)
+WHERE r.expired_at IS NULL AND (r.invalid_at IS NULL OR r.invalid_at > datetime(slot.since))
+RETURN slot.key AS key, elementId(r) AS ref, {projection} AS props
 """
 
 CURRENT_EDGES = """
-UNWIND $pairs AS pair
-MATCH (a:{src} {{key: pair[0]}})-[r:{rel}]->(b:{dst} {{key: pair[1]}})
-WHERE r.expired_at IS NULL
-RETURN pair[0] AS src, pair[1] AS dst, elementId(r) AS ref, properties(r) AS props
+UNWIND $slots AS slot
+MATCH (a:{src} {{key: slot.src}})-[r:{rel}]->(b:{dst} {{key: slot.dst}})
+WHERE r.expired_at IS NULL AND (r.invalid_at IS NULL OR r.invalid_at > datetime(slot.since))
+RETURN slot.src AS src, slot.dst AS dst, elementId(r) AS ref, {projection} AS props
 """
 
 EXPIRE = """
 UNWIND $refs AS ref
 MATCH ()-[r]->()
 WHERE elementId(r) = ref AND r.expired_at IS NULL
-SET r.expired_at = $tx
+SET r.expired_at = datetime($tx)
 RETURN count(r) AS expired
 """
 
@@ -79,7 +91,26 @@ CREATE_STATE = """
 UNWIND $rows AS row
 MATCH (n:{label} {{key: row.key}})
 CREATE (n)-[r:STATE]->(n)
-SET r = row.props
+SET r = row.props, r.valid_at = datetime(row.valid_at), r.invalid_at = datetime(row.invalid_at),
+    r.created_at = datetime(row.created_at)
+"""
+
+CLOSE = """
+UNWIND $rows AS row
+MATCH ()-[r]->()
+WHERE elementId(r) = row.ref AND r.expired_at IS NULL AND r.invalid_at IS NULL
+SET r.invalid_at = datetime(row.invalid_at), r.invalidated_at = datetime($tx)
+RETURN count(r) AS closed
+"""
+
+COPY_VERSIONS = """
+UNWIND $rows AS row
+MATCH (a)-[old:{rel}]->(b)
+WHERE elementId(old) = row.copy_of
+CREATE (a)-[r:{rel}]->(b)
+SET r = properties(old), r.valid_at = datetime(row.valid_at),
+    r.invalid_at = datetime(row.invalid_at), r.created_at = datetime(row.created_at)
+REMOVE r.expired_at, r.invalidated_at
 """
 
 CREATE_EDGES = """
@@ -87,8 +118,16 @@ UNWIND $rows AS row
 MATCH (a:{src} {{key: row.src}})
 MATCH (b:{dst} {{key: row.dst}})
 CREATE (a)-[r:{rel}]->(b)
-SET r = row.props
+SET r = row.props, r.valid_at = datetime(row.valid_at), r.invalid_at = datetime(row.invalid_at),
+    r.created_at = datetime(row.created_at)
 """
+
+# Current versions are read with their hash and times only: remainders are
+# copied server-side (COPY_VERSIONS), so content never makes the round trip.
+SLIM_PROJECTION = (
+    "{hash: r.hash, valid_at: toString(r.valid_at), invalid_at: toString(r.invalid_at), "
+    "created_at: toString(r.created_at), invalidated_at: toString(r.invalidated_at)}"
+)
 
 StateSlot = tuple[str, str]  # label, key
 EdgeSlot = tuple[str, str, str, str, str]  # type, src label, src key, dst label, dst key
@@ -96,13 +135,14 @@ EdgeSlot = tuple[str, str, str, str, str]  # type, src label, src key, dst label
 
 @dataclass(frozen=True, slots=True)
 class WriteResult:
-    """What one apply did."""
+    """What one apply did: versions created, expired, closed in place; no-op facts."""
 
     facts: int
     created: int
     expired: int
     unchanged: int
     tx_time: datetime
+    closed: int = 0
 
 
 @dataclass(slots=True)
@@ -115,25 +155,55 @@ class _Batch:
 
 
 def _version(ref: str, props: Mapping[str, Any]) -> Version:
-    values = {k: native(v) for k, v in props.items()}
+    values = decode_fact(props)
     return Version(
         hash=str(values.get("hash", "")),
         valid_at=values["valid_at"],
         invalid_at=values.get("invalid_at"),
         created_at=values["created_at"],
         expired_at=values.get("expired_at"),
+        invalidated_at=values.get("invalidated_at"),
         ref=ref,
         payload={k: v for k, v in values.items() if k not in TIME_FIELDS},
     )
 
 
-def _row_props(version: Version) -> dict[str, Any]:
-    props = {k: utc_values(v) for k, v in version.payload.items() if v is not None}
-    props["valid_at"] = version.valid_at
-    props["created_at"] = version.created_at
-    if version.invalid_at is not None:
-        props["invalid_at"] = version.invalid_at
-    return props
+def _merge_results(
+    total: WriteResult,
+    done: Iterable[Future[WriteResult]],
+    on_done: Callable[[WriteResult], None] | None,
+) -> WriteResult:
+    for future in done:
+        result = future.result()
+        if on_done is not None:
+            on_done(result)
+        total = WriteResult(
+            total.facts + result.facts,
+            total.created + result.created,
+            total.expired + result.expired,
+            total.unchanged + result.unchanged,
+            max(total.tx_time, result.tx_time),
+            total.closed + result.closed,
+        )
+    return total
+
+
+def _since(facts: Sequence[Fact]) -> str:
+    """The earliest valid time any of a slot's changes touches."""
+    return to_wire(min(aware(f.valid_at) for f in facts))
+
+
+def _row(version: Version, **ends: str) -> dict[str, Any]:
+    """One UNWIND row: content and bookkeeping, and the times as wire strings."""
+    return {
+        **ends,
+        "props": {k: utc_values(v) for k, v in version.payload.items() if v is not None}
+        if version.copy_of is None
+        else None,
+        "valid_at": to_wire(version.valid_at),
+        "invalid_at": to_wire(version.invalid_at) if version.invalid_at is not None else None,
+        "created_at": to_wire(version.created_at),
+    }
 
 
 class FactStore:
@@ -169,6 +239,32 @@ class FactStore:
         return self._gateway.write_tx(
             lambda tx: self._apply_tx(tx, batch, len(facts), explicit), timeout=600
         )
+
+    def apply_many(
+        self,
+        layer: Layer,
+        batches: Iterable[Sequence[Fact]],
+        *,
+        workers: int = 2,
+        on_done: Callable[[WriteResult], None] | None = None,
+    ) -> WriteResult:
+        """Apply batches in concurrent transactions (one per batch).
+
+        While one transaction waits on Neo4j, the next is checked and planned,
+        so Python and the database work in parallel. Each batch is atomic on
+        its own; batches that touch the same nodes are serialised by the node
+        locks (a deadlock is retried by the driver).
+        """
+        total = WriteResult(0, 0, 0, 0, now())
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            pending: set[Future[WriteResult]] = set()
+            for batch in batches:
+                pending.add(pool.submit(self.apply, layer, batch))
+                if len(pending) >= workers * 2:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    total = _merge_results(total, done, on_done)
+            done, _ = wait(pending)
+        return _merge_results(total, done, on_done)
 
     def _group(self, facts: Sequence[Fact]) -> _Batch:
         states: dict[StateSlot, list[StateFact]] = defaultdict(list)
@@ -206,8 +302,8 @@ class FactStore:
             plan, same = self._plan_slot(current.get(edge_slot, []), edge_facts, stamp)
             plans[edge_slot] = plan
             unchanged += same
-        expired, created = self._write(tx, batch, plans, stamp)
-        return WriteResult(count, created, expired, unchanged, stamp)
+        expired, closed, created = self._write(tx, batch, plans, stamp)
+        return WriteResult(count, created, expired, unchanged, stamp, closed)
 
     def _merge_and_lock(self, tx: Tx, batch: _Batch, stamp: datetime) -> None:
         merge_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -220,7 +316,7 @@ class FactStore:
                 lock_keys[label].add(key)
         for label in sorted(merge_rows):
             rows = sorted(merge_rows[label], key=lambda r: r["key"])
-            tx.run(self._cypher(MERGE_NODES, label=label), rows=rows, tx=stamp)
+            tx.run(self._cypher(MERGE_NODES, label=label), rows=rows, tx=to_wire(stamp))
         for label in sorted(lock_keys):
             tx.run(self._cypher(LOCK_NODES, label=label), keys=sorted(lock_keys[label]))
         src_keys: dict[str, set[str]] = defaultdict(set)
@@ -249,18 +345,20 @@ class FactStore:
 
     def _read_current(self, tx: Tx, batch: _Batch) -> dict[tuple[str, ...], list[Version]]:
         current: dict[tuple[str, ...], list[Version]] = defaultdict(list)
-        by_label: dict[str, list[str]] = defaultdict(list)
-        for label, key in batch.states:
-            by_label[label].append(key)
-        for label, keys in by_label.items():
-            for row in tx.run(self._cypher(CURRENT_STATE, label=label), keys=keys):
+        by_label: dict[str, list[dict[str, str]]] = defaultdict(list)
+        for (label, key), state_facts in batch.states.items():
+            by_label[label].append({"key": key, "since": _since(state_facts)})
+        for label, slots in by_label.items():
+            for row in tx.run(self._cypher(CURRENT_STATE, label=label), slots=slots):
                 current[(label, row["key"])].append(_version(row["ref"], row["props"]))
-        by_type: dict[tuple[str, str, str], list[list[str]]] = defaultdict(list)
-        for rel, src_label, src_key, dst_label, dst_key in batch.edges:
-            by_type[(rel, src_label, dst_label)].append([src_key, dst_key])
-        for (rel, src_label, dst_label), pairs in by_type.items():
+        by_type: dict[tuple[str, str, str], list[dict[str, str]]] = defaultdict(list)
+        for (rel, src_label, src_key, dst_label, dst_key), edge_facts in batch.edges.items():
+            by_type[(rel, src_label, dst_label)].append(
+                {"src": src_key, "dst": dst_key, "since": _since(edge_facts)}
+            )
+        for (rel, src_label, dst_label), slots in by_type.items():
             text = self._cypher(CURRENT_EDGES, rel=rel, src=src_label, dst=dst_label)
-            for row in tx.run(text, pairs=pairs):
+            for row in tx.run(text, slots=slots):
                 slot = (rel, src_label, row["src"], dst_label, row["dst"])
                 current[slot].append(_version(row["ref"], row["props"]))
         return current
@@ -285,7 +383,7 @@ class FactStore:
                     "change": fact.change,
                     **fact.source.props(),
                 }
-            before = (len(plan.expire), len(plan.create))
+            before = plan.size()
             versions, plan = plan_set(
                 versions,
                 content=digest,
@@ -295,43 +393,62 @@ class FactStore:
                 tx=stamp,
                 plan=plan,
             )
-            if (len(plan.expire), len(plan.create)) == before:
+            if plan.size() == before:
                 unchanged += 1
         return plan, unchanged
 
     def _write(
         self, tx: Tx, batch: _Batch, plans: Mapping[tuple[str, ...], Plan], stamp: datetime
-    ) -> tuple[int, int]:
+    ) -> tuple[int, int, int]:
         refs = [v.ref for plan in plans.values() for v in plan.expire if v.ref is not None]
         if refs:
-            row = tx.run_one(EXPIRE, refs=refs, tx=stamp)
+            row = tx.run_one(EXPIRE, refs=refs, tx=to_wire(stamp))
             done = int(row["expired"]) if row else 0
             if done != len(refs):
                 raise TransientDatabaseError(
                     f"concurrent write: expected to expire {len(refs)} versions, expired {done}"
                 )
+        closes = [
+            {"ref": v.ref, "invalid_at": to_wire(v.invalid_at)}
+            for plan in plans.values()
+            for v in plan.close
+            if v.ref is not None and v.invalid_at is not None
+        ]
+        if closes:
+            row = tx.run_one(CLOSE, rows=closes, tx=to_wire(stamp))
+            done = int(row["closed"]) if row else 0
+            if done != len(closes):
+                raise TransientDatabaseError(
+                    f"concurrent write: expected to close {len(closes)} versions, closed {done}"
+                )
         state_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
         edge_rows: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+        copy_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
         created = 0
         for slot, plan in plans.items():
+            rel = STATE if len(slot) == 2 else slot[0]
             for version in plan.create:
                 created += 1
-                if len(slot) == 2:
-                    state_rows[slot[0]].append({"key": slot[1], "props": _row_props(version)})
+                if version.copy_of is not None:
+                    copy_rows[rel].append(_row(version, copy_of=version.copy_of))
+                elif len(slot) == 2:
+                    state_rows[slot[0]].append(_row(version, key=slot[1]))
                 else:
-                    rel, src_label, src_key, dst_label, dst_key = slot
+                    _, src_label, src_key, dst_label, dst_key = slot
                     edge_rows[(rel, src_label, dst_label)].append(
-                        {"src": src_key, "dst": dst_key, "props": _row_props(version)}
+                        _row(version, src=src_key, dst=dst_key)
                     )
+        for rel, rows in copy_rows.items():
+            tx.run(self._cypher(COPY_VERSIONS, rel=rel), rows=rows)
         for label, rows in state_rows.items():
             tx.run(self._cypher(CREATE_STATE, label=label), rows=rows)
         for (rel, src_label, dst_label), rows in edge_rows.items():
             tx.run(self._cypher(CREATE_EDGES, rel=rel, src=src_label, dst=dst_label), rows=rows)
-        return len(refs), created
+        return len(refs), len(closes), created
 
     def _cypher(self, template: str, **names: str) -> str:
         """Fill label and type slots after whitelisting them against the ontology."""
-        filled: dict[str, str] = {}
+        filled: dict[str, str] = {"projection": SLIM_PROJECTION}
         for slot, name in names.items():
             if slot == "rel":
                 if name != STATE:

@@ -17,14 +17,16 @@ NODE_INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
     "Commit": (("sha",),),
 }
 
-# Per fact relationship type: scope (re-sync of a file or document), and the
-# four times by repository for `changes` on either axis.
+# Per fact relationship type: scope (re-sync of a file or document), and each
+# time for `changes` on either axis. Single-property datetime keys: a
+# (repo, time) composite costs string comparisons on every write.
 FACT_INDEXES: tuple[tuple[str, ...], ...] = (
     ("scope",),
-    ("repo", "created_at"),
-    ("repo", "expired_at"),
-    ("repo", "valid_at"),
-    ("repo", "invalid_at"),
+    ("valid_at",),
+    ("invalid_at",),
+    ("created_at",),
+    ("expired_at",),
+    ("invalidated_at",),
 )
 
 

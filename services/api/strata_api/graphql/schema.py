@@ -1,17 +1,23 @@
-"""Assembles the GraphQL schema; types and resolvers live in their own modules."""
+"""Assembles the GraphQL schema; types and resolvers live in their own modules.
+
+``Query`` is composed from one mixin per area (operations, code, knowledge,
+trace); ``build_schema`` adds the mutations and the hardening extensions.
+"""
 
 from __future__ import annotations
 
 import strawberry
 
-import strata
+from strata_api.graphql.ops import OpsQuery
 
 
 @strawberry.type
-class Query:
-    @strawberry.field(description="The Strata release serving this API.")
-    def version(self) -> str:
-        return strata.__version__
+class Query(OpsQuery):
+    """Every read of the API."""
 
 
-schema = strawberry.Schema(query=Query)
+def build_schema() -> strawberry.Schema:
+    return strawberry.Schema(query=Query)
+
+
+schema = build_schema()

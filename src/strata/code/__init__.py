@@ -1,0 +1,1 @@
+"""The code layer: parse source with tree-sitter, resolve references, write facts."""
