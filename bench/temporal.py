@@ -181,8 +181,9 @@ def run(
 def cleanup(gateway: Gateway, repo: str) -> None:
     """Remove the benchmark's own repository (bench data only)."""
     gateway.run_autocommit(
-        "MATCH (n:Symbol {repo: $repo}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+        "MATCH (n:Symbol {repo: $repo}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS",
         repo=repo,
+        timeout=3600,
     )
 
 

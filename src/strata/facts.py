@@ -50,7 +50,9 @@ class StateFact:
     """The versioned attributes of one node over [valid_at, invalid_at).
 
     ``props`` None says the entity does not exist over the interval
-    (invalidate, or a correction that it never existed).
+    (invalidate, or a correction that it never existed). Such a fact may name
+    its node by ``key`` alone (the node already exists, so no identity is
+    needed to create it).
     """
 
     label: str
@@ -61,6 +63,14 @@ class StateFact:
     change: Change = "assert"
     source: Source = field(default_factory=Source)
     scope: str | None = None
+    key: str | None = None
+
+    @classmethod
+    def closing(
+        cls, label: str, key: str, at: datetime, *, change: Change = "invalidate"
+    ) -> StateFact:
+        """The node stops existing at ``at`` (named by its key)."""
+        return cls(label, {}, None, at, change=change, key=key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +90,11 @@ class EdgeFact:
 
 
 Fact = StateFact | EdgeFact
+
+
+def state_key(ontology: Ontology, fact: StateFact) -> str:
+    """The key of the node a state fact is about."""
+    return fact.key if fact.key is not None else node_key(ontology, fact.label, fact.identity)
 
 
 def node_key(ontology: Ontology, label: str, identity: Mapping[str, Any]) -> str:
@@ -166,7 +181,11 @@ def _fact_problems(ontology: Ontology, layer: Layer, fact: Fact) -> list[str]:
             )
         if node.writer != "strata":
             problems.append(f"label {fact.label!r} is written by {node.writer}, not by Strata")
-        problems.extend(_identity_problems(node, fact.identity))
+        if fact.key is not None:
+            if fact.props is not None:
+                problems.append("a state fact named by key alone can only close (props None)")
+        else:
+            problems.extend(_identity_problems(node, fact.identity))
         if fact.props is not None:
             problems.extend(node.state.problems(dict(fact.props)))
             problems.extend(_string_problems(fact.props))

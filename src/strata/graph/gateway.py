@@ -223,9 +223,12 @@ class Gateway:
         """One write statement in its own transaction."""
         return self.write_tx(lambda tx: tx.run(text, **params), timeout=timeout)
 
-    def run_autocommit(self, text: str, **params: Any) -> list[dict[str, Any]]:
-        """Schema statements (constraints, indexes) cannot run in managed transactions."""
-        return self._autocommit(text, None, params)
+    def run_autocommit(
+        self, text: str, *, timeout: float | None = None, **params: Any
+    ) -> list[dict[str, Any]]:
+        """Statements that manage their own transactions: schema changes, and
+        ``CALL {...} IN TRANSACTIONS`` batches."""
+        return self._autocommit(text, timeout, params)
 
     def ping(self, *, timeout: float = 2.0) -> str:
         """One attempt, no retries (for health checks); return the server version."""

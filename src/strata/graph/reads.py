@@ -122,6 +122,10 @@ class Reads:
         self._gateway = gateway
         self._ontology = ontology
 
+    @property
+    def gateway(self) -> Gateway:
+        return self._gateway
+
     def node_state(self, label: str, key: str, as_of: AsOf) -> NodeState | None:
         """The node and its state as of (valid_at, known_at), or None if not visible."""
         self._ontology.node(label)

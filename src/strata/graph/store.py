@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.errors import OntologyViolation, TransientDatabaseError
-from strata.facts import EdgeFact, Fact, StateFact, check_facts, node_key
+from strata.facts import EdgeFact, Fact, StateFact, check_facts, state_key
 from strata.graph.gateway import Gateway, Tx, checked_label, checked_rel_type
 from strata.ontology.model import STATE, Layer, Ontology
 from strata.temporal import (
@@ -128,6 +128,13 @@ SLIM_PROJECTION = (
     "{hash: r.hash, valid_at: toString(r.valid_at), invalid_at: toString(r.invalid_at), "
     "created_at: toString(r.created_at), invalidated_at: toString(r.invalidated_at)}"
 )
+
+OPEN_IN_SCOPES = """
+UNWIND $scopes AS scope
+MATCH (a)-[r:{rel} {{scope: scope}}]->(b)
+WHERE r.expired_at IS NULL AND r.invalid_at IS NULL
+RETURN labels(a)[0] AS src_label, a.key AS src, labels(b)[0] AS dst_label, b.key AS dst
+"""
 
 StateSlot = tuple[str, str]  # label, key
 EdgeSlot = tuple[str, str, str, str, str]  # type, src label, src key, dst label, dst key
@@ -240,6 +247,25 @@ class FactStore:
             lambda tx: self._apply_tx(tx, batch, len(facts), explicit), timeout=600
         )
 
+    def open_slots(
+        self, layer: Layer, scopes: Sequence[str]
+    ) -> dict[str, set[tuple[str, str, str, str]]]:
+        """Per fact type of the layer, the slots with an open version in these scopes.
+
+        A slot is (src label, src key, dst label, dst key); for STATE, src is dst.
+        Writers use it to close what a re-synced scope no longer produces.
+        """
+        found: dict[str, set[tuple[str, str, str, str]]] = {}
+        if not scopes:
+            return found
+        types = [STATE, *self._ontology.edge_types(layer)]
+        for rel in types:
+            if rel != STATE and self._ontology.edge(rel).writer != "strata":
+                continue
+            rows = self._gateway.read(self._cypher(OPEN_IN_SCOPES, rel=rel), scopes=list(scopes))
+            found[rel] = {(r["src_label"], r["src"], r["dst_label"], r["dst"]) for r in rows}
+        return found
+
     def apply_many(
         self,
         layer: Layer,
@@ -272,7 +298,7 @@ class FactStore:
         identities: dict[StateSlot, Mapping[str, Any]] = {}
         for fact in facts:
             if isinstance(fact, StateFact):
-                slot = (fact.label, node_key(self._ontology, fact.label, fact.identity))
+                slot = (fact.label, state_key(self._ontology, fact))
                 states[slot].append(fact)
                 identities.setdefault(slot, fact.identity)
             else:

@@ -1,0 +1,1 @@
+"""GraphQL types: one per module, each built from a domain object with ``from_domain``."""

@@ -1,0 +1,58 @@
+"""One hop of a callers/callees traversal."""
+
+from __future__ import annotations
+
+import strawberry
+
+from strata.code.reads import CallHit
+from strata_api.graphql.types.evidence import Evidence
+
+
+@strawberry.type(description="A caller (or callee) reached through a CALLS fact.")
+class CallEdge:
+    id: strawberry.ID = strawberry.field(description="The caller's (callee's) symbol or file id.")
+    kind: str = strawberry.field(description="Symbol kind, or 'file' for a file-level call.")
+    qualified_name: str
+    path: str
+    repository: str
+    depth: int
+    via: strawberry.ID = strawberry.field(description="The symbol this hop connects to.")
+    line: int = strawberry.field(description="Line of the (first) call site.")
+    lines: list[int]
+    confidence: float
+    resolution: str = strawberry.field(
+        description="How the call was resolved: local, self, import, hierarchy, qualified, "
+        "name_only."
+    )
+    entrypoint: str | None
+    test_framework: str | None
+    evidence: Evidence
+
+    @classmethod
+    def from_domain(cls, hit: CallHit) -> CallEdge:
+        st = hit.state
+        return cls(
+            id=strawberry.ID(hit.key),
+            kind=str(st.get("kind") or ("file" if hit.label == "File" else "symbol")),
+            qualified_name=hit.qualified_name,
+            path=hit.path,
+            repository=hit.repo,
+            depth=hit.depth,
+            via=strawberry.ID(hit.via),
+            line=hit.line,
+            lines=list(hit.lines)[:50],
+            confidence=hit.confidence,
+            resolution=hit.resolution,
+            entrypoint=st.get("entrypoint"),
+            test_framework=st.get("test_framework"),
+            evidence=Evidence(
+                path=hit.path, line_start=hit.line, line_end=hit.line, commit=hit.commit
+            ),
+        )
+
+
+@strawberry.type(description="What a change to a symbol can reach.")
+class Impact:
+    callers: list[CallEdge]
+    entrypoints: list[CallEdge]
+    tests: list[CallEdge]

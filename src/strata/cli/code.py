@@ -1,0 +1,96 @@
+"""`strata index`: index a local git repository into the code layer."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from strata.cli.console import console, say, settings
+from strata.code.indexer import IndexResult
+from strata.code.service import CodeService
+from strata.errors import ValidationError
+from strata.graph.gateway import Gateway
+from strata.jobs import REPO_NAME_PATTERN
+from strata.ontology import load_ontology
+
+
+def index(
+    path: Path = typer.Argument(..., help="A local git clone (bare or with a work tree)."),
+    repo: str | None = typer.Option(None, help="Repository name (default: the folder name)."),
+    ref: str = typer.Option("main", help="The ref name to record the facts under."),
+    rev: str = typer.Option("HEAD", help="The commit (or ref) to index."),
+    since: str | None = typer.Option(None, help="Also index history since this date (ISO)."),
+    commits: int | None = typer.Option(None, min=1, help="Also index the last N commits."),
+) -> None:
+    """Index a repository (default: its HEAD only; --since/--commits for history)."""
+    name = repo or path.resolve().name.removesuffix(".git")
+    if not re.match(REPO_NAME_PATTERN, name):
+        raise ValidationError(
+            f"invalid repository name {name!r}", hint="use letters, digits, '.', '_' and '-'"
+        )
+    since_at = _parse_since(since)
+    s = settings()
+    with Gateway.connect(s) as gateway:
+        service = CodeService(s, gateway, load_ontology(s.ontology_dir))
+        with Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(), console=console, transient=True,
+        ) as bar:
+            task = bar.add_task("indexing", total=None, info="")
+            results = service.index_path(
+                path, repo=name, ref=ref, rev=rev, since=since_at, commits=commits,
+                progress=_reporter(bar, task),
+            )
+    _summary(results)
+
+
+def _parse_since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise ValidationError(f"--since must be an ISO date, got {value!r}") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _reporter(bar: Progress, task: TaskID) -> Any:
+    def report(phase: str, counters: dict[str, Any]) -> None:
+        if phase == "parsing":
+            bar.update(task, description="parsing",
+                       info=f"{counters['files']} files ({counters['cached']} cached)")
+        elif phase == "writing" and "total" in counters:
+            bar.update(task, description="writing", total=counters["total"],
+                       completed=counters["written"], info=f"{counters['written']} facts")
+        elif phase == "writing":
+            bar.update(task, description="writing", total=counters["facts"], completed=0,
+                       info=f"{counters['facts']} facts")
+        elif phase == "done":
+            bar.update(task, description="indexed", info=str(counters.get("commit", ""))[:12])
+
+    return report
+
+
+def _summary(results: list[IndexResult]) -> None:
+    table = Table("commit", "mode", "files", "lines", "symbols", "calls", "unresolved",
+                  "facts", "created", "closed", "seconds", "lines/s")
+    for r in results:
+        seconds = r.seconds.get("total", 0.0)
+        rate = f"{r.lines / seconds:,.0f}" if seconds and r.lines else "-"
+        table.add_row(
+            r.commit[:12], r.mode, f"{r.files_written}/{r.files_total}", f"{r.lines:,}",
+            f"{r.symbols:,}", f"{r.calls_resolved:,}", f"{r.calls_unresolved:,}",
+            f"{r.facts:,}", f"{r.created:,}", f"{r.closed:,}", f"{seconds:.2f}", rate,
+        )
+    console.print(table)
+    last = results[-1]
+    if last.skipped:
+        say("skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(last.skipped.items())))
+    if last.parse_errors:
+        say(f"[yellow]{last.parse_errors} file(s) had syntax errors[/] (indexed what parsed)")

@@ -1,0 +1,74 @@
+"""A local cache of parsed files, keyed by blob sha, per repository and ref.
+
+Parsing is the expensive, pure part of indexing: an unchanged blob parses to
+the same extract. The cache is a derived, disposable speed-up (the graph and
+git stay the truth); a missing or unreadable cache only means re-parsing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from strata.code.model import FileExtract
+
+FORMAT = 1
+MEMORY_ENTRIES = 4
+
+
+@dataclass(slots=True)
+class ExtractSet:
+    """Parsed files of one commit: path -> (blob sha, extract)."""
+
+    commit: str | None = None
+    files: dict[str, tuple[str, FileExtract]] = field(default_factory=dict)
+
+    def by_blob(self) -> dict[str, FileExtract]:
+        return {blob: extract for blob, extract in self.files.values()}
+
+
+class ExtractCache:
+    """Disk cache under ``directory``, with a small in-process LRU in front."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._memory: OrderedDict[tuple[str, str], ExtractSet] = OrderedDict()
+
+    def _path(self, repo: str, ref: str) -> Path:
+        digest = hashlib.sha256(f"{repo}\0{ref}".encode()).hexdigest()[:24]
+        return self.directory / f"{digest}.pickle"
+
+    def load(self, repo: str, ref: str) -> ExtractSet:
+        key = (repo, ref)
+        if key in self._memory:
+            self._memory.move_to_end(key)
+            return self._memory[key]
+        path = self._path(repo, ref)
+        try:
+            with path.open("rb") as handle:
+                version, data = pickle.load(handle)  # noqa: S301 - our own local cache file
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+            return ExtractSet()
+        if version != FORMAT or not isinstance(data, ExtractSet):
+            return ExtractSet()
+        self._remember(key, data)
+        return data
+
+    def save(self, repo: str, ref: str, extracts: ExtractSet) -> None:
+        self._remember((repo, ref), extracts)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self._path(repo, ref)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with tmp.open("wb") as handle:
+            pickle.dump((FORMAT, extracts), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+
+    def _remember(self, key: tuple[str, str], extracts: ExtractSet) -> None:
+        self._memory[key] = extracts
+        self._memory.move_to_end(key)
+        while len(self._memory) > MEMORY_ENTRIES:
+            self._memory.popitem(last=False)

@@ -1,0 +1,462 @@
+"""Index a commit of a repository into the code layer, fully or incrementally.
+
+The base of an incremental run is the head the graph already holds for the
+ref (the Branch node), not whatever a webhook claims, so a missed or repeated
+delivery cannot corrupt the projection: the diff from the indexed head to the
+new commit is reparsed, files that see changed names are re-resolved, and the
+facts of every touched file are re-synced (new ones asserted, vanished ones
+closed at the commit's time). Re-running the same commit changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from strata.code.cache import ExtractCache, ExtractSet
+from strata.code.git import Git, TreeEntry
+from strata.code.model import FileExtract
+from strata.code.modules import MANIFESTS, ModuleIndex, PackageInfo, detect_packages
+from strata.code.projection import CodeProjection, Snapshot
+from strata.code.reads import CodeReads
+from strata.code.resolver import Resolver
+from strata.code.select import select, skip_reason_for_content
+from strata.errors import GitError
+from strata.facts import EdgeFact, Fact, NodeRef, StateFact, state_key
+from strata.graph.reads import Reads
+from strata.graph.store import FactStore, WriteResult
+from strata.ontology.model import STATE
+
+Progress = Callable[[str, dict[str, Any]], None]
+PARALLEL_PARSE_MIN_FILES = 400
+
+
+@dataclass(slots=True)
+class IndexResult:
+    """What one index run did, with timings per phase (seconds)."""
+
+    repo: str
+    ref: str
+    commit: str
+    base: str | None
+    mode: str  # full | incremental | unchanged
+    files_total: int = 0
+    files_parsed: int = 0
+    files_written: int = 0
+    files_deleted: int = 0
+    lines: int = 0
+    symbols: int = 0
+    calls_resolved: int = 0
+    calls_unresolved: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    parse_errors: int = 0
+    facts: int = 0
+    created: int = 0
+    closed: int = 0
+    expired: int = 0
+    unchanged: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+def _parse_one(item: tuple[str, bytes]) -> FileExtract:
+    from strata.code.languages import parse_file
+
+    path, source = item
+    return parse_file(path, source)
+
+
+def _supported(name: str) -> bool:
+    from strata.code.languages import adapter_for_path
+
+    return adapter_for_path(name) is not None
+
+
+@dataclass(slots=True)
+class _Run:
+    """The state of one index run, filled phase by phase."""
+
+    git: Git
+    snapshot: Snapshot
+    result: IndexResult
+    clock: _Clock
+    projection: CodeProjection
+    packages: list[PackageInfo] = field(default_factory=list)
+    extracts: ExtractSet = field(default_factory=ExtractSet)
+    index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
+
+
+class CodeIndexer:
+    """The code worker's engine; one instance can index many repositories."""
+
+    def __init__(
+        self,
+        store: FactStore,
+        reads: Reads,
+        *,
+        cache: ExtractCache,
+        max_file_bytes: int = 1_000_000,
+        workers: int = 2,
+        batch_size: int = 2000,
+        progress: Progress | None = None,
+    ) -> None:
+        self.store = store
+        self.reads = reads
+        self.code_reads = CodeReads(reads.gateway, store.ontology)
+        self.cache = cache
+        self.max_file_bytes = max_file_bytes
+        self.workers = workers
+        self.batch_size = batch_size
+        self.progress = progress or (lambda phase, counters: None)
+
+    # -- entry points ----------------------------------------------------------------
+
+    def index(self, git: Git, repo: str, ref: str, after: str) -> IndexResult:
+        """Bring the projection of ``repo``/``ref`` to commit ``after``."""
+        run = self._start(git, repo, ref, after)
+        if run.result.mode == "unchanged":
+            run.result.seconds = run.clock.done()
+            return run.result
+        self._read_tree(run)
+        write, deleted = self._plan(run)
+        states, edges = self._project(run, write)
+        run.result.files_deleted = len(deleted)
+        scopes = [run.projection.scope(p) for p in sorted(write | deleted)]
+        closing_states, closing_edges = self._closures(scopes, states, edges, run.snapshot)
+        run.clock.lap("sync")
+        self.progress("writing", {"facts": len(states) + len(edges)})
+        # Nodes first, then edges: edges in concurrent batches need their endpoints committed.
+        self._write([*states, *closing_states], run.result)
+        self._write([*edges, *closing_edges], run.result)
+        self._write_repository(run)
+        run.clock.lap("write")
+        run.extracts.commit = run.snapshot.commit.sha
+        self.cache.save(repo, ref, run.extracts)
+        run.clock.lap("cache")
+        run.result.seconds = run.clock.done()
+        self.progress("done", run.result.as_dict())
+        return run.result
+
+    def _start(self, git: Git, repo: str, ref: str, rev: str) -> _Run:
+        """Resolve the commit and decide between full, incremental and nothing to do."""
+        clock = _Clock()
+        git.check()
+        after = git.resolve(rev)
+        commit = git.commit(after)
+        branch = self._branch_state(repo, ref)
+        base = branch.get("head") if branch else None
+        if (
+            base is not None
+            and base != after
+            and git.has_commit(base)
+            and self._is_ancestor(git, after, base)
+        ):
+            raise GitError(
+                f"{ref} of {repo} is already indexed at {base[:12]}, which is newer than "
+                f"{after[:12]}; history is indexed in commit order",
+                hint="index newer commits only, or rebuild the repository",
+            )
+        valid_at = commit.committed_at
+        previous_valid = branch.get("valid_at") if branch else None
+        if isinstance(previous_valid, datetime) and valid_at <= previous_valid:
+            valid_at = previous_valid + timedelta(microseconds=1)  # clock skew between commits
+        incremental = base is not None and git.has_commit(base)
+        mode = "unchanged" if base == after else ("incremental" if incremental else "full")
+        snapshot = Snapshot(repo, ref, commit, valid_at)
+        projection = CodeProjection(self.store.ontology, snapshot, ModuleIndex({}, []))
+        return _Run(git, snapshot, IndexResult(repo, ref, after, base, mode), clock, projection)
+
+    def _read_tree(self, run: _Run) -> None:
+        """List the tree, detect packages, and parse what the cache does not hold."""
+        snap = run.snapshot
+        tree = run.git.tree(snap.commit.sha)
+        selection = select(tree, _supported, self.max_file_bytes)
+        run.packages = detect_packages([e.path for e in tree], self._manifests(run.git, tree))
+        run.clock.lap("list")
+        run.extracts, by_content = self._parse(
+            run.git, snap.repo, snap.ref, selection.files, run.result
+        )
+        selection.skipped.update(by_content)
+        run.result.skipped = dict(selection.skipped)
+        run.result.files_total = len(run.extracts.files)
+        run.clock.lap("parse")
+        run.index = ModuleIndex({p: e for p, (_, e) in run.extracts.files.items()}, run.packages)
+        run.projection = CodeProjection(self.store.ontology, snap, run.index)
+
+    def _plan(self, run: _Run) -> tuple[set[str], set[str]]:
+        """Which files to re-sync and which vanished."""
+        snap = run.snapshot
+        if run.result.mode == "incremental" and run.result.base is not None:
+            plan = self._incremental_paths(run, run.result.base)
+        else:
+            present = set(run.extracts.files)
+            plan = present, self._vanished_paths(snap.repo, snap.ref, present)
+        run.clock.lap("plan")
+        return plan
+
+    def _project(self, run: _Run, write: set[str]) -> tuple[list[Fact], list[Fact]]:
+        """Resolve the files to write and turn them into facts."""
+        resolver = Resolver(run.index)
+        result = run.result
+        states: list[Fact] = []
+        edges: list[Fact] = []
+        for path in sorted(write):
+            blob, extract = run.extracts.files[path]
+            resolution = resolver.resolve_file(path)
+            states.extend(run.projection.file_states(path, extract, resolution, blob))
+            edges.extend(run.projection.file_edges(path, extract, resolution, run.packages))
+            result.lines += extract.lines
+            result.symbols += len(extract.symbols)
+            result.calls_resolved += sum(len(c.lines) for c in resolution.calls)
+            result.calls_unresolved += sum(len(v) for v in resolution.unresolved.values())
+            result.parse_errors += int(extract.has_errors)
+        result.files_written = len(write)
+        run.clock.lap("resolve")
+        return states, edges
+
+    def _write_repository(self, run: _Run) -> None:
+        """Repository, packages and the Branch head last: a head marks a finished index."""
+        symbols = sum(len(e.symbols) for _, e in run.extracts.files.values())
+        states, edges = run.projection.repository_facts(
+            run.packages,
+            files=run.result.files_total,
+            symbols=symbols,
+            skipped=sum(run.result.skipped.values()),
+        )
+        closing = self._closures([run.projection.repo_scope], states, edges, run.snapshot)
+        self._write([*states, *closing[0]], run.result)
+        self._write([*edges, *closing[1]], run.result)
+
+    def index_history(
+        self, git: Git, repo: str, ref: str, commits: Iterable[str]
+    ) -> list[IndexResult]:
+        """Index commits oldest first; each one is an incremental step from the last."""
+        return [self.index(git, repo, ref, sha) for sha in commits]
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _branch_state(self, repo: str, ref: str) -> dict[str, Any] | None:
+        key = self.store.ontology.node("Branch").make_key({"repo": repo, "ref": ref})
+        state = self.reads.node_current("Branch", key)
+        if state is None:
+            return None
+        return {**state.state.props, "valid_at": state.state.valid_at}
+
+    @staticmethod
+    def _is_ancestor(git: Git, older: str, newer: str) -> bool:
+        try:
+            git._run("merge-base", "--is-ancestor", older, newer)
+        except GitError:
+            return False
+        return True
+
+    def _manifests(self, git: Git, tree: list[TreeEntry]) -> dict[str, bytes]:
+        wanted = [
+            e
+            for e in tree
+            if (posixpath.basename(e.path) in MANIFESTS or e.path.endswith(".csproj"))
+            and not e.is_symlink
+            and e.size < 1_000_000
+            and "node_modules" not in e.path.split("/")
+        ]
+        return {entry.path: data for entry, data in git.iter_blob_texts(wanted)}
+
+    def _parse(
+        self, git: Git, repo: str, ref: str, files: list[TreeEntry], result: IndexResult
+    ) -> tuple[ExtractSet, dict[str, int]]:
+        cached = self.cache.load(repo, ref).by_blob()
+        out = ExtractSet()
+        missing = [e for e in files if e.blob not in cached]
+        skipped: dict[str, int] = {}
+        for entry in files:
+            if entry.blob in cached:
+                out.files[entry.path] = (entry.blob, _moved(cached[entry.blob], entry.path))
+        self.progress("parsing", {"files": len(missing), "cached": len(files) - len(missing)})
+        todo: list[tuple[TreeEntry, bytes]] = []
+        for entry, data in git.iter_blob_texts(missing):
+            reason = skip_reason_for_content(data)
+            if reason is not None:
+                skipped[reason] = skipped.get(reason, 0) + 1
+                continue
+            todo.append((entry, data))
+        parsed = self._parse_all([(e.path, d) for e, d in todo])
+        for (entry, _), extract in zip(todo, parsed, strict=True):
+            out.files[entry.path] = (entry.blob, extract)
+        result.files_parsed = len(todo)
+        return out, skipped
+
+    def _parse_all(self, items: list[tuple[str, bytes]]) -> Iterator[FileExtract]:
+        if len(items) < PARALLEL_PARSE_MIN_FILES or self.workers <= 1:
+            for item in items:
+                yield _parse_one(item)
+            return
+        workers = min(self.workers, os.cpu_count() or 1)
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield from pool.map(_parse_one, items, chunksize=64)
+
+    def _incremental_paths(self, run: _Run, base: str) -> tuple[set[str], set[str]]:
+        """Files to re-sync (changed, and dependents that may resolve differently) and
+        files that vanished.
+
+        A file depends on a change when it calls a name that appeared in or
+        vanished from a changed file, or imports a module whose top-level names
+        changed (or that was added or deleted).
+        """
+        git, extracts = run.git, run.extracts
+        repo, ref = run.snapshot.repo, run.snapshot.ref
+        present = set(extracts.files)
+        changed: set[str] = set()
+        deleted: set[str] = set()
+        for change in git.diff(base, run.snapshot.commit.sha):
+            if change.status == "D":
+                deleted.add(change.path)
+            else:
+                changed.add(change.path)
+            if change.old_path is not None and change.old_path != change.path:
+                deleted.add(change.old_path)
+        changed &= present
+        deleted -= present
+        deleted = self._open_files(repo, ref, deleted)
+        touched = changed | deleted
+        before_names = self._names_before(repo, ref, touched)
+        names: set[str] = set()
+        modules_changed: set[str] = set()
+        for path in touched:
+            old = before_names.get(path)
+            new = extracts.files.get(path)
+            new_names = {s.qualname for s in new[1].symbols} if new else set()
+            old_names = old if old is not None else set()
+            diff = old_names ^ new_names
+            names |= {n.rsplit(".", 1)[-1] for n in diff}
+            if old is None or new is None or {n for n in diff if "." not in n}:
+                modules_changed.add(path)
+        tails = {posixpath.splitext(posixpath.basename(p))[0] for p in modules_changed}
+        # A package's __init__/index/mod file is imported by its directory name.
+        tails |= {
+            posixpath.basename(posixpath.dirname(p))
+            for p in modules_changed
+            if posixpath.splitext(posixpath.basename(p))[0] in ("__init__", "index", "mod", "lib")
+        }
+        dependents: set[str] = set()
+        for path, (_, extract) in extracts.files.items():
+            if path in changed:
+                continue
+            if any(call.name in names for call in extract.calls) or any(
+                tail in imp.module for imp in extract.imports for tail in tails
+            ):
+                dependents.add(path)
+        return changed | dependents, deleted
+
+    def _names_before(self, repo: str, ref: str, paths: set[str]) -> dict[str, set[str]]:
+        """Qualnames each file had at the indexed head (cache first, else the graph)."""
+        previous = self.cache.load(repo, ref)
+        found = {
+            p: {s.qualname for s in previous.files[p][1].symbols}
+            for p in paths
+            if p in previous.files
+        }
+        missing = paths - set(found)
+        if missing:
+            found.update(self.code_reads.symbol_qualnames(repo, ref, missing))
+        return found
+
+    def _open_files(self, repo: str, ref: str, paths: set[str]) -> set[str]:
+        if not paths:
+            return set()
+        node = self.store.ontology.node("File")
+        keys = {node.make_key({"repo": repo, "ref": ref, "path": p}): p for p in paths}
+        open_now = self.store.open_slots("code", list(keys))
+        found = {src for (_, src, _, _) in open_now.get(STATE, set())}
+        return {keys[k] for k in found if k in keys}
+
+    def _vanished_paths(self, repo: str, ref: str, present: set[str]) -> set[str]:
+        return {p for p in self.code_reads.open_file_paths(repo, ref) if p not in present}
+
+    def _closures(
+        self,
+        scopes: list[str],
+        states: Sequence[Fact],
+        edges: Sequence[Fact],
+        snapshot: Snapshot,
+    ) -> tuple[list[Fact], list[Fact]]:
+        """Invalidations for every open fact of these scopes that the new facts lack."""
+        open_now = self.store.open_slots("code", scopes)
+        kept_states = {
+            (f.label, state_key(self.store.ontology, f)) for f in states if isinstance(f, StateFact)
+        }
+        kept_edges = {
+            (f.type, f.src.label, f.src.key, f.dst.label, f.dst.key)
+            for f in edges
+            if isinstance(f, EdgeFact)
+        }
+        at = snapshot.valid_at
+        closing_states: list[Fact] = []
+        closing_edges: list[Fact] = []
+        for rel, slots in open_now.items():
+            for src_label, src, dst_label, dst in sorted(slots):
+                if rel == STATE:
+                    if (src_label, src) not in kept_states:
+                        closing_states.append(StateFact.closing(src_label, src, at))
+                elif (rel, src_label, src, dst_label, dst) not in kept_edges:
+                    closing_edges.append(
+                        EdgeFact(
+                            rel,
+                            NodeRef(src_label, src),
+                            NodeRef(dst_label, dst),
+                            snapshot.repo,
+                            None,
+                            at,
+                            change="invalidate",
+                        )
+                    )
+        return closing_states, closing_edges
+
+    def _write(self, facts: list[Fact], result: IndexResult) -> None:
+        if not facts:
+            return
+        written = 0
+
+        def progress(done: WriteResult) -> None:
+            nonlocal written
+            written += done.facts
+            self.progress("writing", {"written": written, "total": len(facts)})
+
+        batches = (facts[i : i + self.batch_size] for i in range(0, len(facts), self.batch_size))
+        total = self.store.apply_many("code", batches, workers=self.workers, on_done=progress)
+        result.facts += total.facts
+        result.created += total.created
+        result.closed += total.closed
+        result.expired += total.expired
+        result.unchanged += total.unchanged
+
+
+def _moved(extract: FileExtract, path: str) -> FileExtract:
+    """A cached extract of the same blob seen at another path (a copy or a rename)."""
+    if extract.path == path:
+        return extract
+    from dataclasses import replace
+
+    return replace(extract, path=path)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = round(now - self.last, 4)
+        self.last = now
+
+    def done(self) -> dict[str, float]:
+        self.laps["total"] = round(time.perf_counter() - self.start, 4)
+        return self.laps

@@ -1,0 +1,384 @@
+"""The code layer's facts: a snapshot of parsed, resolved files as ontology facts.
+
+Every file-derived fact is scoped to its file (the File node's key), so a
+reindex of that file can re-sync exactly the facts it produced. Valid time is
+the commit time of the indexed commit; the source is the commit, path and line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from strata.code.git import CommitInfo
+from strata.code.model import FileExtract, SymbolDef
+from strata.code.modules import FAMILY, ModuleIndex, PackageInfo, package_of
+from strata.code.resolver import FileResolution
+from strata.facts import EdgeFact, NodeRef, Source, StateFact
+from strata.ontology.model import Ontology
+
+SIGNATURE_MAX = 300
+DOCSTRING_MAX = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The commit being projected, for one repository and ref."""
+
+    repo: str
+    ref: str
+    commit: CommitInfo
+    valid_at: datetime
+
+
+class CodeProjection:
+    """Builds the code layer's facts for one snapshot."""
+
+    def __init__(self, ontology: Ontology, snapshot: Snapshot, index: ModuleIndex) -> None:
+        self.ontology = ontology
+        self.snapshot = snapshot
+        self.index = index
+        self._keys = {
+            label: ontology.node(label)
+            for label in (
+                "Repository",
+                "Branch",
+                "Commit",
+                "Package",
+                "File",
+                "Module",
+                "Symbol",
+            )
+        }
+
+    # -- identities and references ------------------------------------------------------
+
+    def file_identity(self, path: str) -> dict[str, Any]:
+        return {"repo": self.snapshot.repo, "ref": self.snapshot.ref, "path": path}
+
+    def symbol_identity(self, path: str, symbol: SymbolDef) -> dict[str, Any]:
+        return {
+            "repo": self.snapshot.repo,
+            "ref": self.snapshot.ref,
+            "path": path,
+            "qualname": symbol.qualname,
+            "name": symbol.name,
+        }
+
+    def ref(self, label: str, identity: dict[str, Any]) -> NodeRef:
+        return NodeRef(label, self._keys[label].make_key(identity))
+
+    def file_ref(self, path: str) -> NodeRef:
+        return self.ref("File", self.file_identity(path))
+
+    def symbol_ref(self, path: str, qualname: str) -> NodeRef:
+        identity = {
+            "repo": self.snapshot.repo,
+            "ref": self.snapshot.ref,
+            "path": path,
+            "qualname": qualname,
+        }
+        return NodeRef("Symbol", self._keys["Symbol"].make_key(identity))
+
+    def scope(self, path: str) -> str:
+        return self.file_ref(path).key
+
+    @property
+    def repo_scope(self) -> str:
+        return self.ref("Branch", {"repo": self.snapshot.repo, "ref": self.snapshot.ref}).key
+
+    def _source(self, path: str | None = None, line: int | None = None) -> Source:
+        return Source(commit=self.snapshot.commit.sha, path=path, line=line)
+
+    # -- repository level ------------------------------------------------------------
+
+    def repository_facts(
+        self, packages: list[PackageInfo], *, files: int, symbols: int, skipped: int
+    ) -> tuple[list[StateFact], list[EdgeFact]]:
+        snap = self.snapshot
+        at = snap.valid_at
+        repo_identity = {"repo": snap.repo}
+        branch_identity = {"repo": snap.repo, "ref": snap.ref}
+        states: list[StateFact] = [
+            StateFact("Repository", repo_identity, {}, at, source=self._source()),
+            StateFact(
+                "Branch",
+                branch_identity,
+                {
+                    "head": snap.commit.sha,
+                    "committed_at": snap.commit.committed_at,
+                    "files": files,
+                    "symbols": symbols,
+                    "skipped": skipped,
+                },
+                at,
+                source=self._source(),
+                scope=self.repo_scope,
+            ),
+            StateFact(
+                "Commit",
+                {"repo": snap.repo, "sha": snap.commit.sha},
+                {
+                    "committed_at": snap.commit.committed_at,
+                    "message": snap.commit.message[:2000],
+                    "author": snap.commit.author[:200],
+                    "parents": list(snap.commit.parents),
+                    "ref": snap.ref,
+                },
+                snap.commit.committed_at,
+                source=self._source(),
+            ),
+        ]
+        repo_ref = self.ref("Repository", repo_identity)
+        edges: list[EdgeFact] = [
+            EdgeFact(
+                "CONTAINS",
+                repo_ref,
+                self.ref("Branch", branch_identity),
+                snap.repo,
+                {},
+                at,
+                source=self._source(),
+                scope=self.repo_scope,
+            )
+        ]
+        for package in packages:
+            identity = {"repo": snap.repo, "ref": snap.ref, "path": package.path or "."}
+            states.append(
+                StateFact(
+                    "Package",
+                    identity,
+                    {
+                        "name": package.name[:200],
+                        "ecosystem": package.ecosystem,
+                        "manifest": package.manifest,
+                    },
+                    at,
+                    source=self._source(package.manifest),
+                    scope=self.repo_scope,
+                )
+            )
+            edges.append(
+                EdgeFact(
+                    "CONTAINS",
+                    repo_ref,
+                    self.ref("Package", identity),
+                    snap.repo,
+                    {},
+                    at,
+                    source=self._source(package.manifest),
+                    scope=self.repo_scope,
+                )
+            )
+        return states, edges
+
+    # -- file level ------------------------------------------------------------------
+
+    def qualified_name(self, path: str, extract: FileExtract, symbol: SymbolDef) -> str:
+        family = FAMILY.get(extract.language)
+        module = self.index.module_of.get(path)
+        if family in ("python",) and module:
+            return f"{module}.{symbol.qualname}"
+        if family in ("java", "go", "csharp") and extract.package:
+            return f"{extract.package}.{symbol.qualname}"
+        if family == "rust" and module:
+            return f"{module}::{symbol.qualname.replace('.', '::')}"
+        return f"{path}:{symbol.qualname}"
+
+    def file_states(
+        self, path: str, extract: FileExtract, resolution: FileResolution, blob: str
+    ) -> list[StateFact]:
+        """The File's state, its symbols' states, and the modules it imports."""
+        at = self.snapshot.valid_at
+        scope = self.scope(path)
+        file_props: dict[str, Any] = {
+            "language": extract.language,
+            "content_hash": blob,
+            "lines": extract.lines,
+            "module": self.index.module_of.get(path),
+            "parse_errors": extract.has_errors,
+            "frameworks": sorted(extract.frameworks),
+            "is_test": extract.is_test_file,
+            "entrypoints": list(extract.entrypoints),
+            "unresolved_calls": resolution.unresolved.get(None, []),
+        }
+        states = [
+            StateFact(
+                "File",
+                self.file_identity(path),
+                _compact(file_props),
+                at,
+                source=self._source(path),
+                scope=scope,
+            )
+        ]
+        for symbol in extract.symbols:
+            props: dict[str, Any] = {
+                "kind": symbol.kind,
+                "qualified_name": self.qualified_name(path, extract, symbol)[:500],
+                "line_start": symbol.line_start,
+                "line_end": symbol.line_end,
+                "body_hash": symbol.body_hash,
+                "language": extract.language,
+                "signature": (symbol.signature or None) and symbol.signature[:SIGNATURE_MAX],
+                "docstring": (symbol.docstring or None) and symbol.docstring[:DOCSTRING_MAX],
+                "test_framework": symbol.test_framework,
+                "entrypoint": symbol.entrypoint,
+                "framework": symbol.framework,
+                "unresolved_calls": resolution.unresolved.get(symbol.qualname) or None,
+            }
+            states.append(
+                StateFact(
+                    "Symbol",
+                    self.symbol_identity(path, symbol),
+                    _compact(props),
+                    at,
+                    source=self._source(path, symbol.line_start),
+                    scope=scope,
+                )
+            )
+        for edge in resolution.imports:
+            if not edge.paths:
+                states.append(
+                    StateFact(
+                        "Module",
+                        self._module_identity(edge.module),
+                        {"external": True},
+                        at,
+                        source=self._source(path, edge.line),
+                    )
+                )
+        return states
+
+    def _module_identity(self, name: str) -> dict[str, Any]:
+        return {"repo": self.snapshot.repo, "ref": self.snapshot.ref, "name": name[:300]}
+
+    def file_edges(
+        self,
+        path: str,
+        extract: FileExtract,
+        resolution: FileResolution,
+        packages: list[PackageInfo],
+    ) -> list[EdgeFact]:
+        """Containment, imports, calls and type edges produced by one file."""
+        snap = self.snapshot
+        at = snap.valid_at
+        scope = self.scope(path)
+        file_ref = self.file_ref(path)
+        edges: list[EdgeFact] = []
+        package = package_of(path, packages)
+        if package is not None:
+            owner = self.ref(
+                "Package", {"repo": snap.repo, "ref": snap.ref, "path": package.path or "."}
+            )
+        else:
+            owner = self.ref("Repository", {"repo": snap.repo})
+        edges.append(
+            EdgeFact(
+                "CONTAINS",
+                owner,
+                file_ref,
+                snap.repo,
+                {},
+                at,
+                source=self._source(path),
+                scope=scope,
+            )
+        )
+        for symbol in extract.symbols:
+            symbol_ref = self.symbol_ref(path, symbol.qualname)
+            edges.append(
+                EdgeFact(
+                    "DEFINES",
+                    file_ref,
+                    symbol_ref,
+                    snap.repo,
+                    {},
+                    at,
+                    source=self._source(path, symbol.line_start),
+                    scope=scope,
+                )
+            )
+            if symbol.parent is not None:
+                edges.append(
+                    EdgeFact(
+                        "CONTAINS",
+                        self.symbol_ref(path, symbol.parent),
+                        symbol_ref,
+                        snap.repo,
+                        {},
+                        at,
+                        source=self._source(path, symbol.line_start),
+                        scope=scope,
+                    )
+                )
+        seen_imports: set[tuple[str, str]] = set()
+        for imp in resolution.imports:
+            targets = (
+                [self.file_ref(p) for p in imp.paths if p != path]
+                if imp.paths
+                else [self.ref("Module", self._module_identity(imp.module))]
+            )
+            for target in targets:
+                if (target.label, target.key) in seen_imports:
+                    continue
+                seen_imports.add((target.label, target.key))
+                props = _compact(
+                    {"line": imp.line, "alias": imp.alias, "names": list(imp.names)[:50] or None}
+                )
+                edges.append(
+                    EdgeFact(
+                        "IMPORTS",
+                        file_ref,
+                        target,
+                        snap.repo,
+                        props,
+                        at,
+                        source=self._source(path, imp.line),
+                        scope=scope,
+                    )
+                )
+        for call in resolution.calls:
+            src = (
+                self.symbol_ref(path, call.src_qualname)
+                if call.src_qualname is not None
+                else file_ref
+            )
+            props = {
+                "line": call.line,
+                "confidence": call.confidence,
+                "resolution": call.resolution,
+                "count": len(call.lines),
+                "lines": list(call.lines),
+            }
+            edges.append(
+                EdgeFact(
+                    "CALLS",
+                    src,
+                    self.symbol_ref(call.dst_path, call.dst_qualname),
+                    snap.repo,
+                    props,
+                    at,
+                    source=self._source(path, call.line),
+                    scope=scope,
+                )
+            )
+        for type_edge in resolution.types:
+            edges.append(
+                EdgeFact(
+                    type_edge.type,
+                    self.symbol_ref(path, type_edge.src_qualname),
+                    self.symbol_ref(type_edge.dst_path, type_edge.dst_qualname),
+                    snap.repo,
+                    {"line": type_edge.line, "confidence": type_edge.confidence},
+                    at,
+                    source=self._source(path, type_edge.line),
+                    scope=scope,
+                )
+            )
+        return edges
+
+
+def _compact(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in props.items() if v is not None}

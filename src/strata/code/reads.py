@@ -1,0 +1,409 @@
+"""As-of reads of the code layer: symbols, callers and callees, impact.
+
+Every query filters facts with the shared as-of predicate and, when the caller
+is limited to some repositories, by ``repo`` on every node it returns. Answers
+are bounded and carry their evidence (path, lines, commit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from strata.graph.gateway import Gateway
+from strata.ontology.model import Ontology
+from strata.temporal import AsOf, as_of_predicate, decode_fact, fact_projection
+
+MAX_DEPTH = 5
+MAX_FIRST = 200
+FRONTIER_CAP = 2000
+
+_STATE = as_of_predicate("st")
+_EDGE = as_of_predicate("c")
+_REPOS = "($repos IS NULL OR {var}.repo IN $repos)"
+_STATE_PROPS = fact_projection("st")
+_EDGE_PROPS = fact_projection("c")
+
+SYMBOL_BY_KEY = f"""
+MATCH (s:Symbol {{key: $key}})-[st:STATE]->(s)
+WHERE {_STATE} AND {_REPOS.format(var="s")}
+RETURN properties(s) AS node, {_STATE_PROPS} AS state
+LIMIT 1
+"""
+
+SYMBOLS_BY_NAME = f"""
+MATCH (s:Symbol {{name: $name}})
+WHERE {_REPOS.format(var="s")} AND ($ref IS NULL OR s.ref = $ref) AND s.key > $after
+MATCH (s)-[st:STATE]->(s)
+WHERE {_STATE} AND ($kind IS NULL OR st.kind = $kind)
+  AND ($qualified_name IS NULL OR st.qualified_name = $qualified_name)
+  AND ($path IS NULL OR s.path STARTS WITH $path)
+RETURN properties(s) AS node, {_STATE_PROPS} AS state
+ORDER BY s.key
+LIMIT $first
+"""
+
+SYMBOLS_BY_PATH = f"""
+MATCH (s:Symbol)
+WHERE s.repo = $repo AND s.ref = $ref AND s.path STARTS WITH $path AND s.key > $after
+  AND {_REPOS.format(var="s")}
+MATCH (s)-[st:STATE]->(s)
+WHERE {_STATE} AND ($kind IS NULL OR st.kind = $kind)
+RETURN properties(s) AS node, {_STATE_PROPS} AS state
+ORDER BY s.key
+LIMIT $first
+"""
+
+CALLERS_STEP = f"""
+UNWIND $frontier AS target
+MATCH (t:Symbol {{key: target}})<-[c:CALLS]-(x)
+WHERE {_EDGE} AND {_REPOS.format(var="x")}
+WITH target, x, c
+LIMIT $cap
+OPTIONAL MATCH (x)-[st:STATE]->(x)
+WHERE {_STATE}
+RETURN target AS via, x.key AS key, labels(x)[0] AS label, x.path AS path, x.repo AS repo,
+       {_EDGE_PROPS} AS edge, {_STATE_PROPS} AS state
+"""
+
+CALLEES_STEP = f"""
+UNWIND $frontier AS source
+MATCH (f {{key: source}})-[c:CALLS]->(x:Symbol)
+WHERE {_EDGE} AND {_REPOS.format(var="x")}
+WITH source, x, c
+LIMIT $cap
+OPTIONAL MATCH (x)-[st:STATE]->(x)
+WHERE {_STATE}
+RETURN source AS via, x.key AS key, labels(x)[0] AS label, x.path AS path, x.repo AS repo,
+       {_EDGE_PROPS} AS edge, {_STATE_PROPS} AS state
+"""
+
+OPEN_FILE_PATHS = """
+MATCH (f:File)-[r:STATE]->(f)
+WHERE f.repo = $repo AND f.ref = $ref AND r.expired_at IS NULL AND r.invalid_at IS NULL
+RETURN f.path AS path
+"""
+
+OPEN_SYMBOLS_OF = """
+UNWIND $paths AS path
+MATCH (s:Symbol)
+WHERE s.repo = $repo AND s.ref = $ref AND s.path = path
+MATCH (s)-[r:STATE]->(s)
+WHERE r.expired_at IS NULL AND r.invalid_at IS NULL
+RETURN path, s.qualname AS qualname
+"""
+
+
+BRANCHES = f"""
+MATCH (b:Branch)
+WHERE b.repo = $repo
+MATCH (b)-[st:STATE]->(b)
+WHERE {_STATE}
+RETURN b.ref AS ref, {_STATE_PROPS} AS state
+ORDER BY b.ref
+"""
+
+FILE_AS_OF = f"""
+MATCH (f:File {{key: $key}})-[st:STATE]->(f)
+WHERE {_STATE} AND {_REPOS.format(var="f")}
+RETURN properties(f) AS node, {_STATE_PROPS} AS state
+LIMIT 1
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class BranchView:
+    """An indexed ref: its head commit as of some moment."""
+
+    ref: str
+    head: str
+    committed_at: datetime | None
+    files: int | None
+    symbols: int | None
+    valid_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolView:
+    """A symbol as of some moment: identity, state and evidence."""
+
+    key: str
+    repo: str
+    ref: str
+    path: str
+    qualname: str
+    name: str
+    state: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.state.get("kind", ""))
+
+    @classmethod
+    def of(cls, node: dict[str, Any], state: dict[str, Any]) -> SymbolView:
+        return cls(
+            key=node["key"],
+            repo=node["repo"],
+            ref=node["ref"],
+            path=node["path"],
+            qualname=node["qualname"],
+            name=node["name"],
+            state=decode_fact(state),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CallHit:
+    """One caller (or callee) reached by the traversal, with the call that reached it."""
+
+    key: str
+    label: Literal["Symbol", "File"]
+    repo: str
+    path: str
+    depth: int
+    via: str  # the symbol (callers) or caller (callees) this hop connects to
+    line: int
+    lines: tuple[int, ...]
+    confidence: float
+    resolution: str
+    commit: str | None
+    state: dict[str, Any]
+
+    @property
+    def qualified_name(self) -> str:
+        return str(self.state.get("qualified_name") or self.path)
+
+
+class CodeReads:
+    """Code-layer queries; ``repos`` limits every answer (None: all repositories)."""
+
+    def __init__(self, gateway: Gateway, ontology: Ontology) -> None:
+        self._gateway = gateway
+        self._ontology = ontology
+
+    def symbol(
+        self,
+        key: str,
+        as_of: AsOf,
+        *,
+        repos: list[str] | None = None,
+        timeout: float | None = None,
+    ) -> SymbolView | None:
+        rows = self._gateway.read(
+            SYMBOL_BY_KEY, key=key, repos=repos, timeout=timeout, **as_of.params()
+        )
+        if not rows:
+            return None
+        return SymbolView.of(rows[0]["node"], rows[0]["state"])
+
+    def find_symbols(
+        self,
+        as_of: AsOf,
+        *,
+        name: str | None = None,
+        qualified_name: str | None = None,
+        repo: str | None = None,
+        ref: str | None = None,
+        path: str | None = None,
+        kind: str | None = None,
+        first: int = 20,
+        after: str = "",
+        repos: list[str] | None = None,
+        timeout: float | None = None,
+    ) -> list[SymbolView]:
+        """Symbols by name (or the last segment of a qualified name) or by path prefix."""
+        first = max(1, min(first, MAX_FIRST))
+        if name is None and qualified_name is not None:
+            name = _last_segment(qualified_name)
+        if name is not None:
+            rows = self._gateway.read(
+                SYMBOLS_BY_NAME,
+                name=name,
+                qualified_name=qualified_name,
+                ref=ref,
+                path=path,
+                kind=kind,
+                first=first,
+                after=after,
+                repos=_narrow(repos, repo),
+                timeout=timeout,
+                **as_of.params(),
+            )
+        elif path is not None and repo is not None:
+            rows = self._gateway.read(
+                SYMBOLS_BY_PATH,
+                repo=repo,
+                ref=ref or "main",
+                path=path,
+                kind=kind,
+                first=first,
+                after=after,
+                repos=repos,
+                timeout=timeout,
+                **as_of.params(),
+            )
+        else:
+            return []
+        return [SymbolView.of(r["node"], r["state"]) for r in rows]
+
+    def callers(
+        self,
+        key: str,
+        as_of: AsOf,
+        *,
+        depth: int = 1,
+        first: int = 10,
+        repos: list[str] | None = None,
+        timeout: float | None = None,
+    ) -> list[CallHit]:
+        """Who calls the symbol, breadth first up to ``depth`` hops (nearest first)."""
+        return self._walk(
+            CALLERS_STEP, key, as_of, depth=depth, first=first, repos=repos, timeout=timeout
+        )
+
+    def callees(
+        self,
+        key: str,
+        as_of: AsOf,
+        *,
+        depth: int = 1,
+        first: int = 10,
+        repos: list[str] | None = None,
+        timeout: float | None = None,
+    ) -> list[CallHit]:
+        """What the symbol calls, breadth first up to ``depth`` hops."""
+        return self._walk(
+            CALLEES_STEP, key, as_of, depth=depth, first=first, repos=repos, timeout=timeout
+        )
+
+    def _walk(
+        self,
+        step: str,
+        key: str,
+        as_of: AsOf,
+        *,
+        depth: int,
+        first: int,
+        repos: list[str] | None,
+        timeout: float | None,
+    ) -> list[CallHit]:
+        depth = max(1, min(depth, MAX_DEPTH))
+        first = max(1, min(first, MAX_FIRST))
+        seen = {key}
+        frontier = [key]
+        found: list[CallHit] = []
+        params = as_of.params()
+        for level in range(1, depth + 1):
+            if not frontier:
+                break
+            rows = self._gateway.read(
+                step, frontier=frontier, cap=FRONTIER_CAP, repos=repos, timeout=timeout, **params
+            )
+            rows.sort(key=lambda r: (r["via"], -float(r["edge"].get("confidence", 0)), r["key"]))
+            frontier = []
+            for row in rows:
+                if row["key"] in seen:
+                    continue
+                seen.add(row["key"])
+                edge = row["edge"]
+                found.append(
+                    CallHit(
+                        key=row["key"],
+                        label=row["label"],
+                        repo=row["repo"],
+                        path=row["path"],
+                        depth=level,
+                        via=row["via"],
+                        line=int(edge.get("line", 0)),
+                        lines=tuple(edge.get("lines") or ()),
+                        confidence=float(edge.get("confidence", 0)),
+                        resolution=str(edge.get("resolution", "")),
+                        commit=edge.get("source_commit"),
+                        state=decode_fact(row["state"] or {}),
+                    )
+                )
+                if row["label"] == "Symbol":
+                    frontier.append(row["key"])
+        found.sort(key=lambda h: (h.depth, -h.confidence, h.key))
+        return found[: first * depth if depth > 1 else first]
+
+    def impact(
+        self,
+        key: str,
+        as_of: AsOf,
+        *,
+        depth: int = MAX_DEPTH,
+        first: int = 50,
+        repos: list[str] | None = None,
+        timeout: float | None = None,
+    ) -> tuple[list[CallHit], list[CallHit], list[CallHit]]:
+        """Transitive callers, the entrypoints among them, and the tests that reach the symbol."""
+        callers = self._walk(
+            CALLERS_STEP, key, as_of, depth=depth, first=MAX_FIRST, repos=repos, timeout=timeout
+        )
+        entrypoints = [h for h in callers if h.state.get("entrypoint")]
+        tests = [h for h in callers if h.state.get("test_framework")]
+        return callers[:first], entrypoints[:first], tests[:first]
+
+    def branches(self, repo: str, as_of: AsOf, *, timeout: float | None = None) -> list[BranchView]:
+        """The indexed refs of a repository and their heads."""
+        rows = self._gateway.read(BRANCHES, repo=repo, timeout=timeout, **as_of.params())
+        views = []
+        for row in rows:
+            state = decode_fact(row["state"])
+            views.append(
+                BranchView(
+                    ref=row["ref"],
+                    head=state["head"],
+                    committed_at=state.get("committed_at"),
+                    files=state.get("files"),
+                    symbols=state.get("symbols"),
+                    valid_at=state["valid_at"],
+                )
+            )
+        return views
+
+    def file(
+        self,
+        key: str,
+        as_of: AsOf,
+        *,
+        repos: list[str] | None = None,
+        timeout: float | None = None,
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """A file's identity and state as of a moment."""
+        rows = self._gateway.read(
+            FILE_AS_OF, key=key, repos=repos, timeout=timeout, **as_of.params()
+        )
+        if not rows:
+            return None
+        return rows[0]["node"], decode_fact(rows[0]["state"])
+
+    # -- used by the indexer -----------------------------------------------------------
+
+    def open_file_paths(self, repo: str, ref: str) -> set[str]:
+        rows = self._gateway.read(OPEN_FILE_PATHS, repo=repo, ref=ref)
+        return {str(r["path"]) for r in rows}
+
+    def symbol_qualnames(self, repo: str, ref: str, paths: Iterable[str]) -> dict[str, set[str]]:
+        wanted = sorted(paths)
+        found: dict[str, set[str]] = {p: set() for p in wanted}
+        for row in self._gateway.read(OPEN_SYMBOLS_OF, repo=repo, ref=ref, paths=wanted):
+            found[row["path"]].add(row["qualname"])
+        return found
+
+
+def _last_segment(qualified: str) -> str:
+    for sep in ("::", ":", "."):
+        qualified = qualified.rsplit(sep, 1)[-1]
+    return qualified
+
+
+def _narrow(repos: list[str] | None, repo: str | None) -> list[str] | None:
+    if repo is None:
+        return repos
+    if repos is None or repo in repos:
+        return [repo]
+    return []

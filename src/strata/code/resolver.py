@@ -1,0 +1,406 @@
+"""Call, inheritance and import resolution: each reference to one declaration.
+
+A call is linked through, in order: the enclosing scopes and the file itself
+(``local``), ``self``/``this`` on the caller's class (``self``) and its bases
+(``hierarchy``), import bindings and namespace siblings (``import``), a class
+or module receiver (``qualified``), and, only when exactly one declaration in
+the repository has that method or function name, ``name_only`` with a low
+confidence. Anything else stays an unresolved reference (name and line) on
+the caller; calls into external modules are counted, not linked.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from strata.code.model import CallSite, FileExtract, SymbolDef
+from strata.code.modules import FAMILY, Binding, FileScope, ModuleIndex, ModuleTarget, SymbolTarget
+
+CONFIDENCE = {
+    "local": 1.0,
+    "self": 1.0,
+    "import": 0.95,
+    "qualified": 0.9,
+    "hierarchy": 0.9,
+    "name_only": 0.5,
+}
+SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "me"})
+SUPER_RECEIVERS = frozenset({"super", "base"})
+CALLABLE_KINDS = frozenset({"function", "method", "class", "struct"})
+TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "trait"})
+MAX_LINES = 50
+MAX_UNRESOLVED = 100
+MAX_BASE_DEPTH = 10
+
+
+@dataclass(frozen=True, slots=True)
+class CallEdge:
+    src_path: str
+    src_qualname: str | None  # None: a call at file level (the edge starts at the File)
+    dst_path: str
+    dst_qualname: str
+    line: int
+    lines: tuple[int, ...]
+    confidence: float
+    resolution: str
+
+
+@dataclass(frozen=True, slots=True)
+class TypeEdge:
+    type: str  # INHERITS | IMPLEMENTS_TYPE
+    src_path: str
+    src_qualname: str
+    dst_path: str
+    dst_qualname: str
+    line: int
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class ImportEdge:
+    src_path: str
+    line: int
+    module: str
+    paths: tuple[str, ...]  # files of the repository it reaches; empty: external
+    alias: str | None
+    names: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class FileResolution:
+    calls: list[CallEdge] = field(default_factory=list)
+    types: list[TypeEdge] = field(default_factory=list)
+    imports: list[ImportEdge] = field(default_factory=list)
+    unresolved: dict[str | None, list[str]] = field(default_factory=dict)
+    external_calls: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    target: SymbolTarget
+    resolution: str
+
+
+class Resolver:
+    """Resolves references of any file against one repository snapshot."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.symbols: dict[tuple[str, str], SymbolDef] = {}
+        callables: dict[str, list[SymbolTarget]] = defaultdict(list)
+        for path, extract in index.files.items():
+            for symbol in extract.symbols:
+                self.symbols[(path, symbol.qualname)] = symbol
+                if symbol.kind in CALLABLE_KINDS:
+                    callables[symbol.name].append(SymbolTarget(path, symbol.qualname))
+        self._by_name = callables
+        self._scopes: dict[str, FileScope] = {}
+        self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
+
+    def scope(self, path: str) -> FileScope:
+        found = self._scopes.get(path)
+        if found is None:
+            found = self._scopes[path] = self.index.scope(path)
+        return found
+
+    # -- per file --------------------------------------------------------------------
+
+    def resolve_file(self, path: str) -> FileResolution:
+        extract = self.index.files[path]
+        out = FileResolution()
+        scope = self.scope(path)
+        for imp, bound in scope.imports:
+            internal = sorted({p for b in bound for p in _paths(b)})
+            out.imports.append(
+                ImportEdge(path, imp.line, imp.module, tuple(internal), imp.alias, imp.names)
+            )
+        lines_of: dict[tuple[str | None, str, str], list[int]] = defaultdict(list)
+        best: dict[tuple[str | None, str, str], str] = {}
+        for call in extract.calls:
+            hit, external = self._resolve_call(path, extract, call)
+            if hit is not None:
+                key = (call.caller, hit.target.path, hit.target.qualname)
+                lines_of[key].append(call.line)
+                known = best.get(key)
+                if known is None or CONFIDENCE[hit.resolution] > CONFIDENCE[known]:
+                    best[key] = hit.resolution
+            elif external:
+                out.external_calls += 1
+            else:
+                bucket = out.unresolved.setdefault(call.caller, [])
+                if len(bucket) < MAX_UNRESOLVED:
+                    bucket.append(f"{call.callee[:120]}@{call.line}")
+        merged: list[CallEdge] = []
+        for (caller, dst_path, dst_qualname), lines in lines_of.items():
+            resolution = best[(caller, dst_path, dst_qualname)]
+            ordered = sorted(set(lines))
+            merged.append(
+                CallEdge(
+                    path,
+                    caller,
+                    dst_path,
+                    dst_qualname,
+                    ordered[0],
+                    tuple(ordered[:MAX_LINES]),
+                    CONFIDENCE[resolution],
+                    resolution,
+                )
+            )
+        out.calls = sorted(merged, key=lambda e: (e.line, e.dst_path, e.dst_qualname))
+        for symbol in extract.symbols:
+            for edge_type, names in (
+                ("INHERITS", symbol.bases),
+                ("IMPLEMENTS_TYPE", symbol.implements),
+            ):
+                for name in names:
+                    hit = self._lookup_type(path, name, symbol.parent)
+                    if hit is not None and hit.target != SymbolTarget(path, symbol.qualname):
+                        out.types.append(
+                            TypeEdge(
+                                edge_type,
+                                path,
+                                symbol.qualname,
+                                hit.target.path,
+                                hit.target.qualname,
+                                symbol.line_start,
+                                CONFIDENCE[hit.resolution],
+                            )
+                        )
+        return out
+
+    # -- calls -----------------------------------------------------------------------
+
+    def _resolve_call(
+        self, path: str, extract: FileExtract, call: CallSite
+    ) -> tuple[_Hit | None, bool]:
+        """The declaration a call reaches, and whether it is known to be external."""
+        if not call.receiver:
+            return self._resolve_bare(path, extract, call)
+        head = call.receiver.replace("::", ".")
+        if head in SELF_RECEIVERS or head in SUPER_RECEIVERS:
+            return self._resolve_own(path, call, through_bases=head in SUPER_RECEIVERS), False
+        hit, external = self._resolve_receiver(path, head, call)
+        if hit is not None or external:
+            return hit, external
+        if FAMILY.get(extract.language) == "go" and call.caller and "." in call.caller:
+            # Go methods name their receiver variable; try the method's own type.
+            own = self._owner_class(path, call.caller)
+            member = self.member(own, call.name) if own is not None else None
+            if member is not None:
+                return _Hit(member.target, "self"), False
+        return self._name_only(call.name, methods_only=True), False
+
+    def _resolve_bare(
+        self, path: str, extract: FileExtract, call: CallSite
+    ) -> tuple[_Hit | None, bool]:
+        """``name(...)``: scopes, imports, implicit ``this``, or a unique name."""
+        hit = self.lookup_name(path, call.name, call.caller)
+        if hit is not None:
+            return hit, False
+        if call.caller is not None and FAMILY.get(extract.language) in ("java", "csharp", "js"):
+            # Implicit `this` (Java, C#) and same-class helpers.
+            own = self._owner_class(path, call.caller)
+            member = self.member(own, call.name) if own is not None else None
+            if member is not None:
+                return member, False
+        bound = self.scope(path).bindings.get(call.name)
+        if isinstance(bound, ModuleTarget) and bound.external:
+            return None, True
+        return self._name_only(call.name), False
+
+    def _resolve_own(self, path: str, call: CallSite, *, through_bases: bool) -> _Hit | None:
+        """``self.name(...)`` on the caller's class, or ``super().name(...)`` on its bases."""
+        own = self._owner_class(path, call.caller)
+        if own is None:
+            return None
+        if not through_bases:
+            return self.member(own, call.name)
+        for base in self.bases(own):
+            hit = self.member(base, call.name)
+            if hit is not None:
+                return _Hit(hit.target, "hierarchy")
+        return None
+
+    def _resolve_receiver(
+        self, path: str, receiver: str, call: CallSite
+    ) -> tuple[_Hit | None, bool]:
+        """``a.b.name(...)``: an imported module, a class, or a class reached through them."""
+        bindings = self.scope(path).bindings
+        parts = receiver.split(".")
+        for cut in range(len(parts), 0, -1):
+            bound = bindings.get(".".join(parts[:cut]))
+            if bound is not None:
+                return self._through_binding(path, bound, parts[cut:], call.name)
+        if len(parts) == 1:
+            local = self.lookup_name(path, parts[0], call.caller)
+            if local is not None and self._kind(local.target) in TYPE_KINDS:
+                member = self.member(local.target, call.name)
+                if member is not None:
+                    return _Hit(member.target, "qualified"), False
+        return None, False
+
+    def _through_binding(
+        self, path: str, bound: Binding, rest: list[str], name: str
+    ) -> tuple[_Hit | None, bool]:
+        if isinstance(bound, ModuleTarget):
+            if bound.external:
+                return None, True
+            if not rest:
+                return self._in_module(bound, name), False
+            sub = self._submodule(path, bound, rest)
+            if sub is None:
+                return None, False
+            if isinstance(sub, ModuleTarget):
+                return self._in_module(sub, name), False
+            bound, rest = sub, []
+        target = bound
+        for part in rest:
+            nested = self.member(target, part)
+            if nested is None:
+                return None, False
+            target = nested.target
+        member = self.member(target, name)
+        return (_Hit(member.target, "qualified") if member else None), False
+
+    def _kind(self, target: SymbolTarget) -> str:
+        return self.symbols[(target.path, target.qualname)].kind
+
+    def _submodule(self, path: str, module: ModuleTarget, rest: list[str]) -> Binding | None:
+        language = self.index.files[path].language
+        family = FAMILY.get(language)
+        if family != "python":
+            return None
+        name = ".".join([module.name, *rest])
+        target = self.index.by_module.get(("python", name))
+        if target:
+            return ModuleTarget(name, tuple(sorted(target)))
+        return None
+
+    def _in_module(self, module: ModuleTarget, name: str) -> _Hit | None:
+        for candidate in module.paths:
+            symbol = self.index.top_level.get(candidate, {}).get(name)
+            if symbol is not None:
+                return _Hit(SymbolTarget(candidate, symbol.qualname), "import")
+        return None
+
+    def _name_only(self, name: str, *, methods_only: bool = False) -> _Hit | None:
+        candidates = self._by_name.get(name, [])
+        if methods_only:
+            candidates = [
+                c for c in candidates if self.symbols[(c.path, c.qualname)].kind == "method"
+            ]
+        if len(candidates) == 1:
+            return _Hit(candidates[0], "name_only")
+        return None
+
+    # -- names, members, bases ----------------------------------------------------------
+
+    def lookup_name(self, path: str, name: str, caller: str | None) -> _Hit | None:
+        """What a bare name means in a file, from inside ``caller``."""
+        if caller:
+            # Enclosing functions are scopes; a class body is one only in Java and C#
+            # (implicit `this`): in Python, JS, Go and Rust a method must say self/this.
+            implicit_this = FAMILY.get(self.index.files[path].language) in ("java", "csharp")
+            parts = caller.split(".")
+            for cut in range(len(parts), 0, -1):
+                enclosing = self.symbols.get((path, ".".join(parts[:cut])))
+                is_type = enclosing is not None and enclosing.kind in TYPE_KINDS
+                if is_type and not implicit_this:
+                    continue
+                qualname = ".".join([*parts[:cut], name])
+                if (path, qualname) in self.symbols:
+                    return _Hit(SymbolTarget(path, qualname), "self" if is_type else "local")
+        top = self.index.top_level.get(path, {}).get(name)
+        if top is not None:
+            return _Hit(SymbolTarget(path, top.qualname), "local")
+        scope = self.scope(path)
+        bound = scope.bindings.get(name)
+        if isinstance(bound, SymbolTarget) and bound in _known(self.symbols, bound):
+            return _Hit(bound, "import")
+        if isinstance(bound, ModuleTarget) and bound.paths:
+            hit = self._in_module(bound, name)
+            if hit is not None:
+                return hit
+        for sibling in self.index.siblings(path):
+            symbol = self.index.top_level.get(sibling, {}).get(name)
+            if symbol is not None:
+                return _Hit(SymbolTarget(sibling, symbol.qualname), "import")
+        for module in scope.wildcards:
+            hit = self._in_module(module, name)
+            if hit is not None:
+                return hit
+        return None
+
+    def _lookup_type(self, path: str, written: str, parent: str | None) -> _Hit | None:
+        name = written.split("<", 1)[0].split("[", 1)[0].strip()
+        if not name:
+            return None
+        normalized = name.replace("::", ".")
+        if "." in normalized:
+            receiver, _, last = normalized.rpartition(".")
+            probe = CallSite(parent, normalized, last, receiver, 0)
+            hit, _ = self._resolve_receiver(path, receiver, probe)
+            if hit is not None:
+                return hit
+            hit = self.lookup_name(path, last, parent)
+            return hit if hit is None else _Hit(hit.target, "qualified")
+        return self.lookup_name(path, normalized, parent)
+
+    def member(self, owner: SymbolTarget, name: str, depth: int = 0) -> _Hit | None:
+        """A member of a class-like symbol, searching its bases (``hierarchy``)."""
+        qualname = f"{owner.qualname}.{name}"
+        if (owner.path, qualname) in self.symbols:
+            return _Hit(SymbolTarget(owner.path, qualname), "self" if depth == 0 else "hierarchy")
+        if depth >= MAX_BASE_DEPTH:
+            return None
+        for base in self.bases(owner):
+            hit = self.member(base, name, depth + 1)
+            if hit is not None:
+                return _Hit(hit.target, "hierarchy")
+        return None
+
+    def bases(self, owner: SymbolTarget) -> list[SymbolTarget]:
+        cached = self._bases.get((owner.path, owner.qualname))
+        if cached is not None:
+            return cached
+        self._bases[(owner.path, owner.qualname)] = []  # cycle guard
+        symbol = self.symbols.get((owner.path, owner.qualname))
+        found: list[SymbolTarget] = []
+        if symbol is not None:
+            for written in (*symbol.bases, *symbol.implements):
+                hit = self._lookup_type(owner.path, written, symbol.parent)
+                if hit is not None and hit.target != owner:
+                    found.append(hit.target)
+        self._bases[(owner.path, owner.qualname)] = found
+        return found
+
+    def _owner_class(self, path: str, caller: str | None) -> SymbolTarget | None:
+        """The class (struct, impl type) whose method ``caller`` is, if any."""
+        qualname = caller
+        while qualname:
+            symbol = self.symbols.get((path, qualname))
+            if symbol is None:
+                return None
+            if symbol.kind in TYPE_KINDS:
+                return SymbolTarget(path, qualname)
+            if symbol.parent is None:
+                if symbol.kind == "method" and "." in qualname:
+                    owner = qualname.rsplit(".", 1)[0]
+                    return SymbolTarget(path, owner) if (path, owner) in self.symbols else None
+                return None
+            qualname = symbol.parent
+        return None
+
+
+def _paths(binding: Binding) -> Iterable[str]:
+    if isinstance(binding, SymbolTarget):
+        return (binding.path,)
+    return binding.paths
+
+
+def _known(
+    symbols: dict[tuple[str, str], SymbolDef], target: SymbolTarget
+) -> tuple[SymbolTarget, ...]:
+    return (target,) if (target.path, target.qualname) in symbols else ()

@@ -1,0 +1,55 @@
+"""Wiring of the code layer for its two callers: the code worker and the CLI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from strata.code.cache import ExtractCache
+from strata.code.git import Git
+from strata.code.indexer import CodeIndexer, IndexResult, Progress
+from strata.graph.gateway import Gateway
+from strata.graph.reads import Reads
+from strata.graph.store import FactStore
+from strata.ontology import Ontology
+from strata.settings import Settings
+
+
+@dataclass(slots=True)
+class CodeService:
+    """Builds the indexer from settings; one per process."""
+
+    settings: Settings
+    gateway: Gateway
+    ontology: Ontology
+
+    def indexer(self, progress: Progress | None = None) -> CodeIndexer:
+        store = FactStore(self.gateway, self.ontology)
+        return CodeIndexer(
+            store,
+            Reads(self.gateway, self.ontology),
+            cache=ExtractCache(self.settings.var_dir / "cache" / "extracts"),
+            max_file_bytes=self.settings.max_file_bytes,
+            progress=progress,
+        )
+
+    def index_path(
+        self,
+        path: Path,
+        *,
+        repo: str,
+        ref: str,
+        rev: str = "HEAD",
+        since: datetime | None = None,
+        commits: int | None = None,
+        progress: Progress | None = None,
+    ) -> list[IndexResult]:
+        """Index a local clone: its ``rev`` only, or its history (oldest first)."""
+        git = Git(path)
+        git.check()
+        indexer = self.indexer(progress)
+        if since is None and commits is None:
+            return [indexer.index(git, repo, ref, git.resolve(rev))]
+        history = git.history(rev, since=since, max_count=commits)
+        return indexer.index_history(git, repo, ref, history)
