@@ -1,1 +1,89 @@
-"""Language adapters: one per language, each a tree-sitter grammar and a query file."""
+"""Language adapters: one per language, each a tree-sitter grammar and a query file.
+
+``parse_file(path, source)`` is the entry point: it picks the adapter by file
+extension and returns the file's :class:`~strata.code.model.FileExtract`.
+Adding a language is one adapter module, one ``queries/<language>.scm`` and one
+line in ``ADAPTERS``.
+
+Conventions every adapter keeps, on top of those in :mod:`strata.code.model`:
+
+- A symbol's lines start at its first decorator, annotation, attribute or
+  ``export`` keyword (doc comments are not part of it); ``body_hash`` covers the
+  same text. Decorators are recorded without their marker (``app.get("/x")``,
+  ``Override``, ``HttpGet("{id}")``, ``derive(Debug)``).
+- Any repeated qualname in a file gets ``#2``, ``#3`` in source order (overloads,
+  property setters, TypeScript overload signatures), not only in Java and C#.
+- Calls made by decorators belong to the enclosing scope (they run there).
+- Receivers are as written (whitespace collapsed, at most 200 characters),
+  except: the parent-class receivers ``super()``/``super(C, self)`` (Python) and
+  ``base`` (C#) read ``super``, and inside a Go method its receiver variable
+  reads ``self`` (``s.db`` -> ``self.db``); the callee keeps the written text.
+- One :class:`~strata.code.model.Import` per imported name. A JavaScript default
+  import is ``names=("default",)`` with the local name as alias; a namespace
+  import (``import * as ns``, Go alias) is an alias without names; wildcards
+  are ``names=("*",)`` (a Go dot import also keeps its written alias ``.``).
+- Synthetic symbols (kind ``function``) stand for code that has no declaration:
+  jest/vitest ``describe``/``it``/``test`` calls (``describe:Cart > it:adds``)
+  and inline HTTP handlers (``route:GET /users``). Only ``it``/``test`` carry a
+  ``test_framework``.
+- Entrypoints: ``http <METHODS> <path>`` (methods comma-joined, ``ANY`` when
+  unknown, class and router prefixes joined), ``cli <command>``, ``__main__``,
+  ``func main`` (Go), ``fn main`` (Rust), ``static void main`` (Java),
+  ``static void Main`` (C#, also for top-level statements). A route whose
+  handler is not a symbol of the file is recorded on the file instead.
+- ``frameworks`` is what the imports show plus every ``test_framework`` and
+  ``framework`` found on the file's symbols.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from strata.code.languages.base import LanguageAdapter
+from strata.code.languages.csharp import CSharpAdapter
+from strata.code.languages.go import GoAdapter
+from strata.code.languages.java import JavaAdapter
+from strata.code.languages.javascript import JavaScriptAdapter
+from strata.code.languages.python import PythonAdapter
+from strata.code.languages.rust import RustAdapter
+from strata.code.languages.typescript import TsxAdapter, TypeScriptAdapter
+from strata.code.model import FileExtract
+from strata.errors import ValidationError
+
+ADAPTERS: tuple[LanguageAdapter, ...] = (
+    PythonAdapter(),
+    TypeScriptAdapter(),
+    TsxAdapter(),
+    JavaScriptAdapter(),
+    GoAdapter(),
+    JavaAdapter(),
+    RustAdapter(),
+    CSharpAdapter(),
+)
+
+_BY_EXTENSION: dict[str, LanguageAdapter] = {
+    ext: adapter for adapter in ADAPTERS for ext in adapter.extensions
+}
+
+
+def adapter_for_path(path: str) -> LanguageAdapter | None:
+    """The adapter for the file's extension (case-insensitive), or None."""
+    ext = posixpath.splitext(path)[1].lower()
+    return _BY_EXTENSION.get(ext)
+
+
+def parse_file(path: str, source: bytes) -> FileExtract:
+    """Extract ``source`` (the file at repository-relative ``path``).
+
+    Raises :class:`~strata.errors.ValidationError` for a file no adapter
+    handles; check :func:`adapter_for_path` first to skip those.
+    """
+    adapter = adapter_for_path(path)
+    if adapter is None:
+        raise ValidationError(
+            f"no language adapter for {path!r}", hint="check adapter_for_path first", path=path
+        )
+    return adapter.extract(path, source)
+
+
+__all__ = ["ADAPTERS", "LanguageAdapter", "adapter_for_path", "parse_file"]

@@ -1,0 +1,137 @@
+"""Linking and assembly.
+
+Nesting without walking the tree: declarations and calls are sorted by byte
+offset and swept once with a stack of open scopes. That gives every symbol its
+enclosing symbol, qualname and parent, and every call its innermost caller;
+:func:`build_extract` then freezes the result into the contract's records."""
+
+from __future__ import annotations
+
+from strata.code.languages._text import body_hash
+from strata.code.languages._unit import CLASS_LIKE, Decl, Unit
+from strata.code.model import CallSite, FileExtract, SymbolDef
+
+
+def link(unit: Unit) -> None:
+    """Set qualname, parent and kind of every declaration and caller of every call."""
+    decls = sorted(unit.decls, key=lambda d: (d.start, -d.end))
+    unit.decls = decls
+    seen: dict[str, int] = {}
+    stack: list[Decl] = []
+    for decl in decls:
+        _pop_to(stack, decl)
+        enclosing = stack[-1] if stack else None
+        decl.enclosing = enclosing
+        parent = (
+            decl.owner if decl.owner is not None else (enclosing.qualname if enclosing else None)
+        )
+        if (
+            decl.kind == "function"
+            and enclosing is not None
+            and enclosing.kind in CLASS_LIKE
+            and not decl.synthetic
+        ):
+            decl.kind = "method"
+        if parent is None:
+            base = decl.name
+        else:
+            joined = enclosing is not None and enclosing.synthetic and decl.synthetic
+            base = f"{parent}{' > ' if joined else '.'}{decl.name}"
+        if decl.emit:
+            count = seen.get(base, 0) + 1
+            seen[base] = count
+            decl.qualname = base if count == 1 else f"{base}#{count}"
+        else:
+            decl.qualname = base
+        decl.parent = parent
+        stack.append(decl)
+    _link_calls(unit, decls)
+
+
+def _pop_to(stack: list[Decl], decl: Decl) -> None:
+    start, end = decl.start, decl.end
+    while stack and (stack[-1].end <= start or (stack[-1].start == start and stack[-1].end == end)):
+        stack.pop()
+
+
+def _link_calls(unit: Unit, decls: list[Decl]) -> None:
+    calls = sorted(unit.calls, key=lambda c: c.start)
+    unit.calls = calls
+    stack: list[Decl] = []
+    index = 0
+    for call in calls:
+        while index < len(decls) and decls[index].start <= call.start:
+            _pop_to(stack, decls[index])
+            stack.append(decls[index])
+            index += 1
+        while stack and stack[-1].end <= call.start:
+            stack.pop()
+        call.caller = next((d for d in reversed(stack) if d.emit), None)
+        if call.receiver is not None:
+            owner = next((d for d in reversed(stack) if d.self_name), None)
+            if owner is not None and owner.self_name:
+                call.receiver = _as_self(call.receiver, owner.self_name)
+
+
+def _as_self(receiver: str, self_name: str) -> str:
+    """``s`` / ``s.db`` read as ``self`` / ``self.db`` inside a method whose receiver is ``s``."""
+    if receiver == self_name:
+        return "self"
+    if receiver.startswith(self_name) and receiver[len(self_name)] in ".[":
+        return "self" + receiver[len(self_name) :]
+    return receiver
+
+
+def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract:
+    """The contract's frozen records for a linked unit."""
+    symbols = []
+    for d in unit.decls:
+        if not d.emit:
+            continue
+        first = d.first_node()
+        start = min(first.start_byte, d.node.start_byte)
+        symbols.append(
+            SymbolDef(
+                qualname=d.qualname,
+                name=d.name,
+                kind=d.kind,
+                line_start=min(first.start_point.row, d.node.start_point.row) + 1,
+                line_end=d.node.end_point.row + 1,
+                body_hash=body_hash(unit.source[start : d.node.end_byte]),
+                signature=d.signature,
+                docstring=d.docstring,
+                parent=d.parent,
+                bases=tuple(d.bases),
+                implements=tuple(d.implements),
+                decorators=tuple(d.decorators),
+                test_framework=d.test_framework,
+                entrypoint=d.entrypoint,
+                framework=d.framework,
+            )
+        )
+        unit.frameworks.update(f for f in (d.test_framework, d.framework) if f)
+    calls = tuple(
+        CallSite(
+            caller=c.caller.qualname if c.caller is not None else None,
+            callee=c.callee,
+            name=c.name,
+            receiver=c.receiver,
+            line=c.line,
+        )
+        for c in unit.calls
+    )
+    source = unit.source
+    lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
+    return FileExtract(
+        path=unit.path,
+        language=language,
+        lines=lines,
+        symbols=tuple(symbols),
+        calls=calls,
+        imports=tuple(unit.imports),
+        package=unit.package,
+        has_errors=has_errors,
+        is_test_file=unit.is_test_file,
+        frameworks=tuple(sorted(unit.frameworks)),
+        entrypoints=tuple(unit.entrypoints),
+    )

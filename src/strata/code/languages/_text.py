@@ -1,0 +1,131 @@
+"""Text helpers shared by the adapters: decoding, whitespace, hashes, doc
+comments, signatures and string literals. Nothing here raises on bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from collections.abc import Callable, Iterable
+
+from tree_sitter import Node
+
+from strata.code.languages._unit import Unit
+
+MAX_SIGNATURE = 300
+MAX_DOCSTRING = 1000
+MAX_RECEIVER = 200
+
+
+def decode(raw: bytes) -> str:
+    """Source bytes as text; invalid UTF-8 becomes U+FFFD instead of raising."""
+    return raw.decode("utf-8", errors="replace")
+
+
+def collapse(text: str) -> str:
+    """Whitespace runs as one space. A line break disappears where the code reads
+    on: before ``.``/``)``/``]`` and after an opening bracket or a dot, so a chain
+    split over lines (``a\\n  .b()``) reads as ``a.b()``."""
+    if "\n" not in text:
+        return " ".join(text.split())
+    joined = ""
+    for part in text.splitlines():
+        line = part.strip()
+        if not line:
+            continue
+        tight = line[0] in ".)]}?" or joined.endswith(("(", "[", "{", ".", "::"))
+        joined = f"{joined}{'' if tight or not joined else ' '}{line}"
+    return " ".join(joined.split())
+
+
+def body_hash(text: bytes) -> str:
+    """Hash of a symbol's text with whitespace runs collapsed (re-indenting keeps it)."""
+    return hashlib.blake2b(b" ".join(text.split()), digest_size=16).hexdigest()
+
+
+def clean_doc(text: str) -> str | None:
+    """Dedent a doc text, drop blank edges, cap it at the contract's 1000 characters."""
+    doc = inspect.cleandoc(text).strip()
+    return doc[:MAX_DOCSTRING] or None
+
+
+def strip_block_comment(text: str) -> str:
+    """The text of a ``/** ... */`` or ``/* ... */`` comment without its markers."""
+    body = text.strip()
+    body = body[3:] if body.startswith("/**") else body[2:] if body.startswith("/*") else body
+    body = body.removesuffix("*/")
+    lines = []
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("*"):
+            stripped = stripped[1:]
+            stripped = stripped[1:] if stripped.startswith(" ") else stripped
+        lines.append(stripped)
+    return "\n".join(lines)
+
+
+def strip_line_comments(texts: Iterable[str], marker: str) -> str:
+    """The text of consecutive line comments (``//``, ``///``) without the marker."""
+    lines = []
+    for raw in texts:
+        line = raw.strip().removeprefix(marker)
+        lines.append(line[1:] if line.startswith(" ") else line)
+    return "\n".join(lines)
+
+
+def unquote(text: str) -> str:
+    """The content of a string literal as written, without prefixes and quotes."""
+    body = text.strip().lstrip("rRbBuUfF@$")
+    for quote in ('"""', "'''", '"', "'", "`"):
+        if len(body) >= 2 * len(quote) and body.startswith(quote) and body.endswith(quote):
+            return body[len(quote) : -len(quote)]
+    return body
+
+
+def signature(unit: Unit, start: int, stop: int, cut: Iterable[Node] = ()) -> str | None:
+    """The declaration head ``source[start:stop]`` on one line, without the nodes
+    in ``cut`` (annotations, attributes) and without a trailing ``{ : ; =>``."""
+    raw = unit.source[start:stop]
+    for node in sorted(cut, key=lambda n: n.start_byte, reverse=True):
+        if start <= node.start_byte and node.end_byte <= stop:
+            raw = raw[: node.start_byte - start] + raw[node.end_byte - start :]
+    text = " ".join(decode(raw).split())
+    for suffix in ("{", ":", "=>", ";", "="):
+        if text.endswith(suffix):
+            text = text[: -len(suffix)].rstrip()
+    return text[:MAX_SIGNATURE] or None
+
+
+def field_signature(
+    unit: Unit, field: Node, type_node: Node | None, declarator: Node, cut: Iterable[Node] = ()
+) -> str | None:
+    """One declarator of a field with the field's modifiers and type, on one line:
+    ``public static final int MIN = 1`` out of ``... int MAX = 3, MIN = 1;``."""
+    head_end = type_node.end_byte if type_node is not None else field.start_byte
+    head = signature(unit, field.start_byte, head_end, cut) or ""
+    return f"{head} {collapse(unit.text(declarator))}".strip()[:MAX_SIGNATURE] or None
+
+
+def doc_comments_above(
+    node: Node, is_doc: Callable[[Node], bool], comment_types: frozenset[str]
+) -> list[Node]:
+    """The doc comments directly above ``node``, top first: a contiguous group of
+    comments, each on its own line, ending on the line before it, all of which
+    pass ``is_doc`` (a trailing ``x = 1 // note`` is not a doc comment)."""
+    found: list[Node] = []
+    expected = node.start_point.row
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in comment_types:
+        if prev.end_point.row < expected - 1 or not is_doc(prev):
+            break
+        before = prev.prev_named_sibling
+        if (
+            before is not None
+            and before.end_point.row == prev.start_point.row
+            and before.type not in comment_types
+        ):
+            break  # trails the code before it
+        found.append(prev)
+        expected = prev.start_point.row
+        prev = before
+    found.reverse()
+    return found

@@ -1,0 +1,68 @@
+"""The language registry: extension mapping, unknown files, one query per process."""
+
+from __future__ import annotations
+
+import pytest
+
+from strata.code.languages import ADAPTERS, adapter_for_path, parse_file
+from strata.code.languages.base import LanguageAdapter, compiled_query
+from strata.errors import ValidationError
+
+
+class TestAdapterForPath:
+    """Each documented extension maps to its language; anything else maps to None."""
+
+    @pytest.mark.parametrize(
+        ("path", "language"),
+        [
+            ("pkg/mod.py", "python"),
+            ("pkg/stub.pyi", "python"),
+            ("src/app.ts", "typescript"),
+            ("src/app.mts", "typescript"),
+            ("src/app.cts", "typescript"),
+            ("src/types.d.ts", "typescript"),
+            ("src/App.tsx", "tsx"),
+            ("src/app.js", "javascript"),
+            ("src/App.jsx", "javascript"),
+            ("src/app.mjs", "javascript"),
+            ("src/app.cjs", "javascript"),
+            ("cmd/main.go", "go"),
+            ("src/main/java/A.java", "java"),
+            ("src/lib.rs", "rust"),
+            ("Shop/Cart.cs", "csharp"),
+            ("Shop/CART.CS", "csharp"),
+        ],
+    )
+    def test_known_extensions(self, path: str, language: str) -> None:
+        adapter = adapter_for_path(path)
+        assert adapter is not None
+        assert adapter.language == language
+
+    @pytest.mark.parametrize("path", ["README.md", "Makefile", "lib.c", "a.py.bak", ".py/x"])
+    def test_unknown_extensions(self, path: str) -> None:
+        assert adapter_for_path(path) is None
+
+    def test_parse_file_refuses_unknown_files(self) -> None:
+        with pytest.raises(ValidationError):
+            parse_file("notes.txt", b"hello")
+
+    def test_every_extension_has_one_owner(self) -> None:
+        extensions = [ext for adapter in ADAPTERS for ext in adapter.extensions]
+        assert len(extensions) == len(set(extensions))
+
+
+class TestQueries:
+    """Every adapter's query compiles, and only once per process."""
+
+    @pytest.mark.parametrize("adapter", ADAPTERS, ids=lambda a: a.language)
+    def test_query_is_compiled_once(self, adapter: LanguageAdapter) -> None:
+        first = adapter.query()
+        assert adapter.query() is first
+        assert compiled_query(adapter.ts_language(), adapter.query_file) is first
+
+    @pytest.mark.parametrize("adapter", ADAPTERS, ids=lambda a: a.language)
+    def test_empty_source(self, adapter: LanguageAdapter) -> None:
+        extract = adapter.extract(f"empty{adapter.extensions[0]}", b"")
+        assert extract.language == adapter.language
+        assert (extract.lines, extract.symbols, extract.calls, extract.imports) == (0, (), (), ())
+        assert not extract.has_errors
