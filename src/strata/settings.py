@@ -70,6 +70,28 @@ class Settings(BaseSettings):
     request_timeout_s: float = Field(default=10.0, gt=0)
     rate_limit_per_minute: int = Field(default=600, ge=1)
     cors_origins: list[str] = Field(default_factory=list)
+    # Access control (docs/api-security.md). Anonymous reads are honoured only
+    # in development, and the API refuses to start with them elsewhere.
+    dev_anonymous_reads: bool = False
+    # Revocation reaches every API process within this many seconds (0: no cache).
+    api_key_cache_s: float = Field(default=5.0, ge=0, le=300)
+    jwt_scopes_claim: str = "scope"
+    jwt_repos_claim: str = "strata_repos"
+    jwt_leeway_s: int = Field(default=10, ge=0, le=300)
+    # GraphQL limits: every document is checked before anything executes.
+    graphql_max_depth: int = Field(default=10, ge=2, le=100)
+    graphql_max_aliases: int = Field(default=15, ge=0, le=1000)
+    graphql_max_tokens: int = Field(default=2000, ge=50, le=100_000)
+    graphql_max_cost: int = Field(default=5000, ge=10)
+    graphql_default_page_size: int = Field(default=10, ge=1)
+    graphql_max_page_size: int = Field(default=100, ge=1)
+    graphql_max_body_bytes: int = Field(default=256 * 1024, ge=1024)
+    # Webhooks: de-duplication window, and which refs a push indexes.
+    webhook_dedup_ttl_s: int = Field(default=3 * 24 * 3600, ge=60)
+    webhook_all_branches: bool = False
+    webhook_index_tags: bool = False
+    # When set, /metrics asks for `Authorization: Bearer <token>`.
+    metrics_token: SecretStr | None = None
 
     # Knowledge extraction (graphiti-core)
     llm_base_url: str | None = None

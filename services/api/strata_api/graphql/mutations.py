@@ -1,0 +1,139 @@
+"""Mutations: ``reindex`` (write scope on the repository) and ``registerRepository`` (admin).
+
+``reindex`` indexes ``ref`` (default: the registration's default branch) at
+``after``. Without ``after``, the commit is resolved with git in the
+registration's local path, or in the worker's mirror
+(``STRATA_MIRRORS_DIR/<name>``) when one exists; otherwise ``after`` is
+required. The job is a full index of that commit (no ``before``): the worker
+decides what actually changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+
+import strawberry
+
+from strata.errors import NotFound, ValidationError
+from strata.gitref import branch_ref, require_sha, resolve_commit
+from strata.registry import RepoRegistration
+from strata_api.graphql.context import Context
+from strata_api.graphql.jobs import Job
+
+Info = strawberry.Info[Context, None]
+
+
+@strawberry.enum(description="The git host that sends a repository's webhooks.")
+class GitProvider(Enum):
+    GITHUB = "github"
+    GITLAB = "gitlab"
+    GITEA = "gitea"
+    BITBUCKET = "bitbucket"
+
+
+@strawberry.type(description="A registered repository (its webhook secret is never returned).")
+class RepositoryRegistration:
+    name: str
+    provider: GitProvider
+    default_branch: str
+    url: str | None
+    path: str | None
+    webhook_path: str = strawberry.field(description="Where the git host should POST pushes.")
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_domain(cls, reg: RepoRegistration) -> RepositoryRegistration:
+        return cls(
+            name=reg.name,
+            provider=GitProvider(reg.provider),
+            default_branch=reg.default_branch,
+            url=reg.url,
+            path=reg.path,
+            webhook_path=reg.webhook_path,
+            created_at=reg.created_at,
+            updated_at=reg.updated_at,
+        )
+
+
+def _local_clone(context: Context, reg: RepoRegistration) -> Path | None:
+    candidates = [Path(reg.path)] if reg.path else []
+    candidates.append(context.settings.mirrors_dir / reg.name)
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def _resolve(
+    context: Context, reg: RepoRegistration, ref: str | None, after: str | None
+) -> tuple[str, str]:
+    """(full ref, sha) for a reindex request (blocking: may run git)."""
+    full_ref = branch_ref(ref or reg.default_branch)
+    if after is not None:
+        return full_ref, require_sha(after, what="after")
+    clone = _local_clone(context, reg)
+    if clone is None:
+        raise ValidationError(
+            f"cannot resolve {full_ref!r}: repository {reg.name!r} has no local clone here",
+            hint="pass `after` with the commit sha to index",
+            field="after",
+        )
+    return full_ref, resolve_commit(clone, full_ref)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Queue a reindex of a repository you may write.")
+    async def reindex(
+        self,
+        info: Info,
+        repository: str,
+        ref: str | None = None,
+        after: str | None = None,
+    ) -> Job:
+        context = info.context
+        context.principal.require("write", repository)
+        reg = await asyncio.to_thread(context.repos.get, repository, timeout=context.remaining())
+        if reg is None:
+            raise NotFound(f"repository {repository!r} is not registered", repo=repository)
+        full_ref, sha = await asyncio.to_thread(_resolve, context, reg, ref, after)
+        record = await asyncio.to_thread(
+            context.tasks.reindex,
+            context.jobs,
+            repo=reg.name,
+            ref=full_ref,
+            after=sha,
+            source=f"graphql:{context.principal.key_id}",
+        )
+        return Job.from_domain(record)
+
+    @strawberry.mutation(description="Register (or with replace, update) a repository. Admin.")
+    async def register_repository(
+        self,
+        info: Info,
+        name: str,
+        provider: GitProvider,
+        webhook_secret: str,
+        default_branch: str = "main",
+        url: str | None = None,
+        path: str | None = None,
+        replace: bool = False,
+    ) -> RepositoryRegistration:
+        context = info.context
+        context.principal.require("admin")
+        reg = await asyncio.to_thread(
+            context.repos.register,
+            name=name,
+            provider=provider.value,
+            secret=webhook_secret,
+            default_branch=default_branch,
+            url=url,
+            path=path,
+            replace=replace,
+            timeout=context.remaining(),
+        )
+        return RepositoryRegistration.from_domain(reg)
