@@ -170,31 +170,39 @@ def _describe(fact: Fact) -> str:
 
 def _fact_problems(ontology: Ontology, layer: Layer, fact: Fact) -> list[str]:
     if isinstance(fact, StateFact):
-        node = ontology.nodes.get(fact.label)
-        if node is None:
-            return [f"unknown label {fact.label!r}"]
-        problems: list[str] = []
-        if node.layer != layer:
-            problems.append(
-                f"label {fact.label!r} belongs to the {node.layer} layer; "
-                f"the {layer} writer may not write it"
-            )
-        if node.writer != "strata":
-            problems.append(f"label {fact.label!r} is written by {node.writer}, not by Strata")
-        if fact.key is not None:
-            if fact.props is not None:
-                problems.append("a state fact named by key alone can only close (props None)")
-        else:
-            problems.extend(_identity_problems(node, fact.identity))
+        return _state_problems(ontology, layer, fact)
+    return _edge_problems(ontology, layer, fact)
+
+
+def _state_problems(ontology: Ontology, layer: Layer, fact: StateFact) -> list[str]:
+    node = ontology.nodes.get(fact.label)
+    if node is None:
+        return [f"unknown label {fact.label!r}"]
+    problems: list[str] = []
+    if node.layer != layer:
+        problems.append(
+            f"label {fact.label!r} belongs to the {node.layer} layer; "
+            f"the {layer} writer may not write it"
+        )
+    if node.writer != "strata":
+        problems.append(f"label {fact.label!r} is written by {node.writer}, not by Strata")
+    if fact.key is not None:
         if fact.props is not None:
-            problems.extend(node.state.problems(dict(fact.props)))
-            problems.extend(_string_problems(fact.props))
-        problems.extend(_time_problems(fact))
-        return problems
+            problems.append("a state fact named by key alone can only close (props None)")
+    else:
+        problems.extend(_identity_problems(node, fact.identity))
+    if fact.props is not None:
+        problems.extend(node.state.problems(dict(fact.props)))
+        problems.extend(_string_problems(fact.props))
+    problems.extend(_time_problems(fact))
+    return problems
+
+
+def _edge_problems(ontology: Ontology, layer: Layer, fact: EdgeFact) -> list[str]:
     edge = ontology.edges.get(fact.type)
     if edge is None:
         return [f"unknown edge type {fact.type!r}"]
-    problems = []
+    problems: list[str] = []
     if edge.layer != layer:
         problems.append(
             f"edge type {fact.type!r} belongs to the {edge.layer} layer; "
@@ -206,9 +214,8 @@ def _fact_problems(ontology: Ontology, layer: Layer, fact: Fact) -> list[str]:
         allowed = ", ".join(edge.from_labels)
         problems.append(f"{fact.type} may not start at {fact.src.label} (allowed: {allowed})")
     if fact.dst.label not in edge.to_labels:
-        problems.append(
-            f"{fact.type} may not end at {fact.dst.label} (allowed: {', '.join(edge.to_labels)})"
-        )
+        allowed = ", ".join(edge.to_labels)
+        problems.append(f"{fact.type} may not end at {fact.dst.label} (allowed: {allowed})")
     if not fact.repo:
         problems.append("an edge fact needs its repo")
     if fact.props is not None:

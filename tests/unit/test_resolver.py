@@ -297,3 +297,22 @@ class TestPackages:
             ("svc", "example.com/svc", "go"),
             ("web", "shop-web", "npm"),
         ]
+
+
+class TestModuleNames:
+    """Python modules are named as they are imported, also in a src/ layout."""
+
+    def test_src_layout(self) -> None:
+        core = extract("src/shop/core.py", "python", [sym("run")])
+        user = extract(
+            "tests/test_core.py",
+            "python",
+            [sym("test_run")],
+            [call("test_run", "run")],
+            [Import("shop.core", 1, names=("run",))],
+        )
+        resolver = resolve([core, user])
+        assert resolver.index.module_of["src/shop/core.py"] == "shop.core"
+        assert targets(resolver, "tests/test_core.py") == [
+            ("test_run", "src/shop/core.py:run", "import")
+        ]

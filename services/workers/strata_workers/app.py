@@ -6,7 +6,10 @@ from celery import Celery
 
 from strata.settings import Settings
 
-TASK_MODULES = ("strata_workers.tasks.ops",)
+TASK_MODULES = (
+    "strata_workers.tasks.ops",
+    "strata_workers.tasks.code",
+)
 
 
 def create_celery(settings: Settings) -> Celery:

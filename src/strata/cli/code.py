@@ -39,12 +39,21 @@ def index(
     with Gateway.connect(s) as gateway:
         service = CodeService(s, gateway, load_ontology(s.ontology_dir))
         with Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(), console=console, transient=True,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
         ) as bar:
             task = bar.add_task("indexing", total=None, info="")
             results = service.index_path(
-                path, repo=name, ref=ref, rev=rev, since=since_at, commits=commits,
+                path,
+                repo=name,
+                ref=ref,
+                rev=rev,
+                since=since_at,
+                commits=commits,
                 progress=_reporter(bar, task),
             )
     _summary(results)
@@ -63,14 +72,27 @@ def _parse_since(value: str | None) -> datetime | None:
 def _reporter(bar: Progress, task: TaskID) -> Any:
     def report(phase: str, counters: dict[str, Any]) -> None:
         if phase == "parsing":
-            bar.update(task, description="parsing",
-                       info=f"{counters['files']} files ({counters['cached']} cached)")
+            bar.update(
+                task,
+                description="parsing",
+                info=f"{counters['files']} files ({counters['cached']} cached)",
+            )
         elif phase == "writing" and "total" in counters:
-            bar.update(task, description="writing", total=counters["total"],
-                       completed=counters["written"], info=f"{counters['written']} facts")
+            bar.update(
+                task,
+                description="writing",
+                total=counters["total"],
+                completed=counters["written"],
+                info=f"{counters['written']} facts",
+            )
         elif phase == "writing":
-            bar.update(task, description="writing", total=counters["facts"], completed=0,
-                       info=f"{counters['facts']} facts")
+            bar.update(
+                task,
+                description="writing",
+                total=counters["facts"],
+                completed=0,
+                info=f"{counters['facts']} facts",
+            )
         elif phase == "done":
             bar.update(task, description="indexed", info=str(counters.get("commit", ""))[:12])
 
@@ -78,15 +100,36 @@ def _reporter(bar: Progress, task: TaskID) -> Any:
 
 
 def _summary(results: list[IndexResult]) -> None:
-    table = Table("commit", "mode", "files", "lines", "symbols", "calls", "unresolved",
-                  "facts", "created", "closed", "seconds", "lines/s")
+    table = Table(
+        "commit",
+        "mode",
+        "files",
+        "lines",
+        "symbols",
+        "calls",
+        "unresolved",
+        "facts",
+        "created",
+        "closed",
+        "seconds",
+        "lines/s",
+    )
     for r in results:
         seconds = r.seconds.get("total", 0.0)
         rate = f"{r.lines / seconds:,.0f}" if seconds and r.lines else "-"
         table.add_row(
-            r.commit[:12], r.mode, f"{r.files_written}/{r.files_total}", f"{r.lines:,}",
-            f"{r.symbols:,}", f"{r.calls_resolved:,}", f"{r.calls_unresolved:,}",
-            f"{r.facts:,}", f"{r.created:,}", f"{r.closed:,}", f"{seconds:.2f}", rate,
+            r.commit[:12],
+            r.mode,
+            f"{r.files_written}/{r.files_total}",
+            f"{r.lines:,}",
+            f"{r.symbols:,}",
+            f"{r.calls_resolved:,}",
+            f"{r.calls_unresolved:,}",
+            f"{r.facts:,}",
+            f"{r.created:,}",
+            f"{r.closed:,}",
+            f"{seconds:.2f}",
+            rate,
         )
     console.print(table)
     last = results[-1]

@@ -7,10 +7,10 @@ import sys
 import typer
 from rich.table import Table
 
-from strata.cli import dev, ontology
+from strata.cli import admin, api, code, dev, ontology
 from strata.cli.console import console, err_console, say, settings
 from strata.devstack import stack
-from strata.errors import EnvironmentProblem, StrataError
+from strata.errors import StrataError
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
 
@@ -22,6 +22,11 @@ app = typer.Typer(
 )
 app.add_typer(dev.app, name="dev")
 app.add_typer(ontology.app, name="ontology")
+app.command("index")(code.index)
+app.command("graphql")(api.graphql)
+app.command("reindex")(api.reindex)
+app.add_typer(admin.repo_app, name="repo")
+app.add_typer(admin.key_app, name="key")
 
 
 @app.command()
@@ -61,37 +66,6 @@ def migrate() -> None:
     for migration in applied:
         say(f"applied {migration.id:04d}_{migration.name}")
     say(f"[green]migrations at head[/] ({len(state.applied)} applied, {len(applied)} now)")
-
-
-@app.command()
-def graphql(
-    query: str = typer.Argument(..., help="A GraphQL document, e.g. '{ version }'."),
-    variables: str = typer.Option("{}", help="Variables as a JSON object."),
-    url: str | None = typer.Option(None, help="API base URL (default: the local stack)."),
-    api_key: str | None = typer.Option(None, envvar="STRATA_API_KEY", help="API key."),
-) -> None:
-    """Send one GraphQL query to the running API and print the JSON answer."""
-    import json
-
-    import httpx
-
-    s = settings()
-    base = url or f"http://{s.api_host}:{s.api_port}"
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    try:
-        response = httpx.post(
-            f"{base}/graphql",
-            json={"query": query, "variables": json.loads(variables)},
-            headers=headers,
-            timeout=30,
-        )
-    except httpx.HTTPError as exc:
-        raise EnvironmentProblem(
-            f"cannot reach the API at {base}: {exc}", hint="start it with `strata up`"
-        ) from exc
-    console.print_json(response.text)
-    if response.status_code != 200 or "errors" in response.json():
-        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -131,12 +131,23 @@ class CodeIndexer:
         run.result.files_deleted = len(deleted)
         scopes = [run.projection.scope(p) for p in sorted(write | deleted)]
         closing_states, closing_edges = self._closures(scopes, states, edges, run.snapshot)
+        repo_states, repo_edges = self._repository_facts(run)
+        repo_closing = self._closures(
+            [run.projection.repo_scope], repo_states, repo_edges, run.snapshot
+        )
+        branch: list[Fact] = [
+            f for f in repo_states if isinstance(f, StateFact) and f.label == "Branch"
+        ]
+        branch += [f for f in repo_edges if isinstance(f, EdgeFact) and f.dst.label == "Branch"]
+        early = [f for f in repo_states if f not in branch]
+        repo_edges = [f for f in repo_edges if f not in branch]
         run.clock.lap("sync")
         self.progress("writing", {"facts": len(states) + len(edges)})
-        # Nodes first, then edges: edges in concurrent batches need their endpoints committed.
-        self._write([*states, *closing_states], run.result)
-        self._write([*edges, *closing_edges], run.result)
-        self._write_repository(run)
+        # Nodes first, then edges (edges in concurrent batches need committed endpoints),
+        # and the Branch head last: a head marks a finished index.
+        self._write([*early, *states, *closing_states, *repo_closing[0]], run.result)
+        self._write([*edges, *repo_edges, *closing_edges, *repo_closing[1]], run.result)
+        self._write(branch, run.result)
         run.clock.lap("write")
         run.extracts.commit = run.snapshot.commit.sha
         self.cache.save(repo, ref, run.extracts)
@@ -208,10 +219,17 @@ class CodeIndexer:
         result = run.result
         states: list[Fact] = []
         edges: list[Fact] = []
+        modules: set[str] = set()
         for path in sorted(write):
             blob, extract = run.extracts.files[path]
             resolution = resolver.resolve_file(path)
-            states.extend(run.projection.file_states(path, extract, resolution, blob))
+            for fact in run.projection.file_states(path, extract, resolution, blob):
+                if fact.label == "Module":  # one per imported module, not one per import
+                    name = str(fact.identity["name"])
+                    if name in modules:
+                        continue
+                    modules.add(name)
+                states.append(fact)
             edges.extend(run.projection.file_edges(path, extract, resolution, run.packages))
             result.lines += extract.lines
             result.symbols += len(extract.symbols)
@@ -222,8 +240,8 @@ class CodeIndexer:
         run.clock.lap("resolve")
         return states, edges
 
-    def _write_repository(self, run: _Run) -> None:
-        """Repository, packages and the Branch head last: a head marks a finished index."""
+    def _repository_facts(self, run: _Run) -> tuple[list[Fact], list[Fact]]:
+        """Repository, commit, packages and Branch head, with the edges between them."""
         symbols = sum(len(e.symbols) for _, e in run.extracts.files.values())
         states, edges = run.projection.repository_facts(
             run.packages,
@@ -231,9 +249,7 @@ class CodeIndexer:
             symbols=symbols,
             skipped=sum(run.result.skipped.values()),
         )
-        closing = self._closures([run.projection.repo_scope], states, edges, run.snapshot)
-        self._write([*states, *closing[0]], run.result)
-        self._write([*edges, *closing[1]], run.result)
+        return list(states), list(edges)
 
     def index_history(
         self, git: Git, repo: str, ref: str, commits: Iterable[str]

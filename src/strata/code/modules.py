@@ -155,31 +155,13 @@ class ModuleIndex:
     # -- module naming ---------------------------------------------------------------
 
     def _module_names(self, family: Family, path: str, extract: FileExtract) -> list[str]:
-        stem, _ = posixpath.splitext(path)
+        """The names a file answers to; the first is the one shown to people."""
         if family == "python":
-            parts = stem.split("/")
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            return [".".join(parts[i:]) for i in range(len(parts)) if parts[i:]]
+            return _python_names(path)
         if family == "js":
-            for ext in JS_EXTENSIONS:
-                if path.endswith(ext):
-                    stem = path[: -len(ext)]
-                    break
-            names = [stem]
-            if posixpath.basename(stem) == "index":
-                names.append(posixpath.dirname(stem))
-            return names
+            return _js_names(path)
         if family == "go":
-            directory = posixpath.dirname(path)
-            names = []
-            for module in self.go_modules:
-                prefix = module.path + "/" if module.path else ""
-                if directory == module.path or directory.startswith(prefix):
-                    rel = directory[len(module.path) :].lstrip("/")
-                    names.append(f"{module.name}/{rel}" if rel else module.name)
-            names.append(directory)
-            return names
+            return self._go_names(path)
         if family == "java":
             classes = [s.name for s in extract.symbols if s.parent is None]
             package = extract.package or ""
@@ -188,10 +170,19 @@ class ModuleIndex:
             )
         if family == "rust":
             return [_rust_module(path)]
-        if family == "csharp":
-            namespace = extract.package or ""
-            return [namespace]
-        return []
+        return [extract.package or ""]  # C#: the namespace
+
+    def _go_names(self, path: str) -> list[str]:
+        """Import paths of the file's directory under each go.mod, then the directory."""
+        directory = posixpath.dirname(path)
+        names = []
+        for module in self.go_modules:
+            prefix = module.path + "/" if module.path else ""
+            if directory == module.path or directory.startswith(prefix):
+                rel = directory[len(module.path) :].lstrip("/")
+                names.append(f"{module.name}/{rel}" if rel else module.name)
+        names.append(directory)
+        return names
 
     # -- import resolution -----------------------------------------------------------
 
@@ -379,6 +370,33 @@ class ModuleIndex:
         if family in ("java", "csharp") and extract.package:
             return [p for p in self.by_module.get((family, extract.package), []) if p != path]
         return []
+
+
+def _python_names(path: str) -> list[str]:
+    """Every dotted suffix of the path; in a src/ layout, the part after src/ first."""
+    parts = posixpath.splitext(path)[0].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    names = [".".join(parts[i:]) for i in range(len(parts)) if parts[i:]]
+    if "src" in parts[:-1]:
+        cut = len(parts) - 1 - parts[::-1].index("src")
+        primary = ".".join(parts[cut + 1 :])
+        names.remove(primary)
+        names.insert(0, primary)
+    return names
+
+
+def _js_names(path: str) -> list[str]:
+    """The path without its extension; an index file also answers to its folder."""
+    stem = posixpath.splitext(path)[0]
+    for ext in JS_EXTENSIONS:
+        if path.endswith(ext):
+            stem = path[: -len(ext)]
+            break
+    names = [stem]
+    if posixpath.basename(stem) == "index":
+        names.append(posixpath.dirname(stem))
+    return names
 
 
 def _python_relative(path: str, module: str) -> str:

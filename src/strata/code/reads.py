@@ -327,7 +327,7 @@ class CodeReads:
                 if row["label"] == "Symbol":
                     frontier.append(row["key"])
         found.sort(key=lambda h: (h.depth, -h.confidence, h.key))
-        return found[: first * depth if depth > 1 else first]
+        return found[:first]
 
     def impact(
         self,

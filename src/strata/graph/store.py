@@ -57,12 +57,6 @@ REMOVE n._lock
 RETURN key
 """
 
-EXISTING_NODES = """
-UNWIND $keys AS key
-MATCH (n:{label} {{key: key}})
-RETURN key
-"""
-
 # Only current versions that end after the earliest change planned for the
 # slot can be touched; the rest (older valid history) is never read.
 CURRENT_STATE = """
@@ -345,19 +339,18 @@ class FactStore:
             tx.run(self._cypher(MERGE_NODES, label=label), rows=rows, tx=to_wire(stamp))
         for label in sorted(lock_keys):
             tx.run(self._cypher(LOCK_NODES, label=label), keys=sorted(lock_keys[label]))
+        # Lock every endpoint up front in one global order (label, key): creating a
+        # relationship locks both of its nodes, and taking those locks in row order
+        # would let concurrent batches deadlock.
         src_keys: dict[str, set[str]] = defaultdict(set)
         dst_keys: dict[str, set[str]] = defaultdict(set)
         for _, src_label, src_key, dst_label, dst_key in batch.edges:
             src_keys[src_label].add(src_key)
             dst_keys[dst_label].add(dst_key)
         missing: list[str] = []
-        for label in sorted(src_keys):
-            wanted = src_keys[label]
+        for label in sorted(set(src_keys) | set(dst_keys)):
+            wanted = src_keys.get(label, set()) | dst_keys.get(label, set())
             found = tx.run(self._cypher(LOCK_NODES, label=label), keys=sorted(wanted))
-            missing.extend(f"{label} {k!r}" for k in sorted(wanted - {r["key"] for r in found}))
-        for label in sorted(dst_keys):
-            wanted = dst_keys[label]
-            found = tx.run(self._cypher(EXISTING_NODES, label=label), keys=sorted(wanted))
             missing.extend(f"{label} {k!r}" for k in sorted(wanted - {r["key"] for r in found}))
         if missing:
             shown = ", ".join(missing[:20]) + (

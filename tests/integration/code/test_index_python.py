@@ -94,7 +94,8 @@ def history(tmp_path: Path) -> tuple[GitRepo, list[str]]:
 def callers(reads: CodeReads, symbol: str, when: datetime) -> list[tuple[str, str]]:
     hits = reads.callers(symbol, AsOf.at(when + timedelta(days=1)), depth=1, first=50)
     return sorted(
-        (h.key.rsplit("|", 2)[-2] + ":" + h.key.rsplit("|", 1)[-1], h.resolution) for h in hits
+        (h.path + (":" + h.key.rsplit("|", 1)[-1] if h.label == "Symbol" else ""), h.resolution)
+        for h in hits
     )
 
 
@@ -121,7 +122,7 @@ class TestFullIndex:
         fmt = key(ontology, name, "app/helpers.py", "fmt")
         assert callers(code_reads, fmt, C1) == [("app/service.py:place", "import")]
         place = key(ontology, name, "app/service.py", "place")
-        assert callers(code_reads, place, C1) == [("main.py:main.py", "import")]
+        assert callers(code_reads, place, C1) == [("main.py", "import")]
         order = key(ontology, name, "app/models.py", "Order")
         assert ("app/service.py:place", "import") in callers(code_reads, order, C1)
         view = code_reads.symbol(place, AsOf.at(C1 + timedelta(days=1)))
@@ -195,7 +196,7 @@ class TestHistory:
         # c4 deleted main.py: its call to place() is closed, but visible as of c3.
         place = key(ontology, name, "app/service.py", "place")
         assert callers(code_reads, place, C4) == []
-        assert callers(code_reads, place, C3) == [("main.py:main.py", "import")]
+        assert callers(code_reads, place, C3) == [("main.py", "import")]
 
 
 class TestBadInput:

@@ -118,14 +118,18 @@ def _repo_of_key(key: str) -> str:
 
 
 def _timeout(info: Info[Any, Any]) -> float:
-    remaining = getattr(info.context, "deadline_remaining", None)
-    if callable(remaining):
-        return max(0.1, float(remaining()))
-    return float(info.context.settings.request_timeout_s)
+    """The request's remaining budget, passed to Neo4j as the transaction timeout."""
+    return float(info.context.remaining())
 
 
 def _code(info: Info[Any, Any]) -> CodeReads:
     return CodeReads(info.context.gateway, info.context.ontology)
+
+
+def _page(info: Info[Any, Any], first: int) -> int:
+    """A page size within 1 and the configured cap."""
+    cap = min(MAX_FIRST, int(info.context.settings.graphql_max_page_size))
+    return _bounded("first", first, 1, cap)
 
 
 def _bounded(name: str, value: int, low: int, high: int) -> int:
@@ -170,7 +174,7 @@ class CodeQuery:
         after: str | None = None,
         as_of: AsOfInput | None = None,
     ) -> SymbolConnection:
-        first = _bounded("first", first, 1, MAX_FIRST)
+        first = _page(info, first)
         if not (filter.name or filter.qualified_name or (filter.path and filter.repository)):
             raise ValidationError(
                 "give filter.name, filter.qualifiedName, or filter.path with filter.repository"
@@ -232,7 +236,7 @@ class CodeQuery:
         first: int = 50,
         as_of: AsOfInput | None = None,
     ) -> Impact:
-        first = _bounded("first", first, 1, MAX_FIRST)
+        first = _page(info, first)
         if not _principal(info).can_read(_repo_of_key(str(symbol))):
             return Impact(callers=[], entrypoints=[], tests=[])
         callers, entrypoints, tests = await asyncio.to_thread(
@@ -269,7 +273,7 @@ class CodeQuery:
         axis: Axis = Axis.VALID,
         first: int = 100,
     ) -> list[Change]:
-        first = _bounded("first", first, 1, MAX_CHANGES)
+        first = _page(info, first)
         if not _principal(info).can_read(repository):
             return []
         reads = Reads(info.context.gateway, info.context.ontology)
@@ -353,7 +357,7 @@ async def _walk(
     as_of: AsOfInput | None,
 ) -> list[CallEdge]:
     depth = _bounded("depth", depth, 1, MAX_DEPTH)
-    first = _bounded("first", first, 1, MAX_FIRST)
+    first = _page(info, first)
     if not _principal(info).can_read(_repo_of_key(key)):
         return []
     reads = _code(info)

@@ -1,0 +1,112 @@
+"""Commands that talk to the running API: `strata graphql` and `strata reindex`."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx
+import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from strata.cli.console import console, err_console, settings
+from strata.errors import EnvironmentProblem, StrataError
+
+API_KEY = typer.Option(None, envvar="STRATA_API_KEY", help="API key (or STRATA_API_KEY).")
+URL = typer.Option(None, help="API base URL (default: the local stack).")
+
+REINDEX = """
+mutation($repository: String!, $ref: String) {
+  reindex(repository: $repository, ref: $ref) { id state ref after }
+}
+"""
+JOB = "query($id: ID!) { job(id: $id) { id state progress error } }"
+
+
+class ApiError(StrataError):
+    """The API answered with errors."""
+
+    code = "api_error"
+
+
+def post(query: str, variables: dict[str, Any], *, url: str | None, api_key: str | None) -> Any:
+    """One GraphQL request; the decoded JSON answer (HTTP errors become clear messages)."""
+    s = settings()
+    base = url or f"http://{s.api_host}:{s.api_port}"
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        response = httpx.post(
+            f"{base}/graphql", json={"query": query, "variables": variables}, headers=headers,
+            timeout=60,
+        )
+    except httpx.HTTPError as exc:
+        raise EnvironmentProblem(
+            f"cannot reach the API at {base}: {exc}", hint="start it with `strata up`"
+        ) from exc
+    if response.status_code == 401:
+        raise ApiError("the API refused the credentials (401)",
+                       hint="set STRATA_API_KEY to a key from `strata key create`")
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise ApiError(f"the API answered {response.status_code}: {response.text[:300]}") from exc
+
+
+def graphql(
+    query: str = typer.Argument(..., help="A GraphQL document, e.g. '{ version }'."),
+    variables: str = typer.Option("{}", help="Variables as a JSON object."),
+    url: str | None = URL,
+    api_key: str | None = API_KEY,
+) -> None:
+    """Send one GraphQL query to the running API and print the JSON answer."""
+    answer = post(query, json.loads(variables), url=url, api_key=api_key)
+    console.print_json(data=answer)
+    if answer.get("errors"):
+        raise typer.Exit(1)
+
+
+def reindex(
+    repository: str = typer.Argument(..., help="A registered repository."),
+    ref: str | None = typer.Option(None, help="Branch (default: the registered one)."),
+    wait: bool = typer.Option(True, help="Follow the job until it finishes."),
+    timeout: float = typer.Option(1800.0, help="Seconds to wait for the job."),
+    url: str | None = URL,
+    api_key: str | None = API_KEY,
+) -> None:
+    """Ask the code worker to index a repository (through the API) and follow the job."""
+    answer = post(REINDEX, {"repository": repository, "ref": ref}, url=url, api_key=api_key)
+    if answer.get("errors"):
+        raise ApiError("; ".join(e.get("message", "?") for e in answer["errors"]))
+    job = answer["data"]["reindex"]
+    console.print(f"job {job['id']} queued: {repository} {job['ref']} at {job['after'][:12]}",
+                  highlight=False)
+    if not wait:
+        return
+    deadline = time.monotonic() + timeout
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("queued")
+        while True:
+            state = post(JOB, {"id": job["id"]}, url=url, api_key=api_key)["data"]["job"]
+            state["state"] = str(state["state"]).lower()
+            progress = state.get("progress") or {}
+            phase = progress.get("phase", state["state"])
+            bar.update(task, description=f"{state['state']}: {phase} "
+                       + " ".join(f"{k}={v}" for k, v in progress.items()
+                                  if k in ("files", "written", "total", "facts")))
+            if state["state"] in ("succeeded", "failed"):
+                break
+            if time.monotonic() > deadline:
+                raise ApiError(f"job {job['id']} still {state['state']} after {timeout:.0f}s")
+            time.sleep(0.5)
+    if state["state"] == "failed":
+        error = state.get("error") or {}
+        err_console.print(f"[red]job failed:[/] {error.get('message', error)}", highlight=False)
+        raise typer.Exit(1)
+    p = state.get("progress") or {}
+    console.print(
+        f"[green]indexed[/] {repository}: {p.get('files_written', '?')}/{p.get('files_total', '?')}"
+        f" files, {p.get('symbols', '?')} symbols, {p.get('facts', '?')} facts",
+        highlight=False,
+    )

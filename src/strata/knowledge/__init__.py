@@ -1,0 +1,1 @@
+"""The knowledge layer: requirements, decisions and documents."""

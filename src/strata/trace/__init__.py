@@ -1,0 +1,1 @@
+"""The traceability layer: requirement -> symbol -> test links with status and evidence."""
