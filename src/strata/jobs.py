@@ -7,7 +7,7 @@ queue. Workers validate the same model on receipt.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
@@ -67,3 +67,35 @@ class ReindexJob(Job):
     before: str | None = Field(default=None, pattern=SHA_PATTERN)
     delivery: str | None = Field(default=None, max_length=200)
     forced: bool = False
+
+
+KNOWLEDGE_SYNC: Final = "strata.knowledge.sync"
+MAX_CHANGED_SYMBOLS = 5000
+
+
+class FollowUpJob(Job):
+    """After a reindex: sync requirements/decisions, then settle trace links, at ``commit``."""
+
+    job_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    repo: str = Field(pattern=REPO_NAME_PATTERN)
+    ref: str = Field(min_length=1, max_length=255)
+    commit: str = Field(pattern=SHA_PATTERN)
+    base: str | None = Field(default=None, pattern=SHA_PATTERN)
+    changed_symbols: list[str] = Field(default_factory=list, max_length=MAX_CHANGED_SYMBOLS)
+
+
+# -- knowledge: unstructured documents through graphiti (opt-in: it costs model calls) --
+
+MAX_INGEST_PATHS = 50
+
+
+class IngestJob(Job):
+    """Ingest the documents of ``repo`` at ``commit`` (``paths``: globs; empty: the settings')."""
+
+    job_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    repo: str = Field(pattern=REPO_NAME_PATTERN)
+    ref: str = Field(min_length=1, max_length=255)
+    commit: str = Field(pattern=SHA_PATTERN)
+    paths: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
+        default_factory=list, max_length=MAX_INGEST_PATHS
+    )

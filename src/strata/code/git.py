@@ -211,6 +211,29 @@ class Git:
         shas = self._run(*args).decode().split()
         return list(reversed(shas))
 
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        """True if ``older`` is reachable from ``newer`` (merged into it)."""
+        _require_sha(older)
+        _require_sha(newer)
+        try:
+            self._run("merge-base", "--is-ancestor", older, newer)
+        except GitError:
+            return False
+        return True
+
+    def commits_between(self, base: str, head: str, *, limit: int = 500) -> list[CommitInfo]:
+        """Commits reachable from ``head`` but not ``base``, oldest first (at most ``limit``)."""
+        _require_sha(base)
+        _require_sha(head)
+        shas = self._run("rev-list", f"--max-count={limit}", f"{base}..{head}").decode().split()
+        return [self.commit(sha) for sha in reversed(shas)]
+
+    def files_changed(self, sha: str) -> list[str]:
+        """Paths a commit changed relative to its first parent (all paths for a root)."""
+        _require_sha(sha)
+        out = self._run("diff-tree", "--no-commit-id", "--root", "-r", "-z", "--name-only", sha)
+        return [p.decode(errors="surrogateescape") for p in out.split(b"\0") if p]
+
     def iter_blob_texts(self, entries: Iterable[TreeEntry]) -> Iterator[tuple[TreeEntry, bytes]]:
         listed = list(entries)
         data = self.blobs(e.blob for e in listed)

@@ -28,7 +28,7 @@ from strata.code.reads import CodeReads
 from strata.code.resolver import Resolver
 from strata.code.select import select, skip_reason_for_content
 from strata.errors import GitError
-from strata.facts import EdgeFact, Fact, NodeRef, StateFact, state_key
+from strata.facts import EdgeFact, Fact, StateFact
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore, WriteResult
 from strata.ontology.model import STATE
@@ -62,9 +62,15 @@ class IndexResult:
     expired: int = 0
     unchanged: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    changed_symbols: list[str] = field(default_factory=list)
+    changed_paths: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}
+        """A JSON-safe summary (changed symbols are counted, not listed)."""
+        out = {k: getattr(self, k) for k in self.__slots__}
+        out["changed_symbols"] = len(self.changed_symbols)
+        out["changed_paths"] = len(self.changed_paths)
+        return out
 
 
 def _parse_one(item: tuple[str, bytes]) -> FileExtract:
@@ -91,6 +97,7 @@ class _Run:
     projection: CodeProjection
     packages: list[PackageInfo] = field(default_factory=list)
     extracts: ExtractSet = field(default_factory=ExtractSet)
+    previous: ExtractSet = field(default_factory=ExtractSet)
     index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
 
 
@@ -129,6 +136,7 @@ class CodeIndexer:
         write, deleted = self._plan(run)
         states, edges = self._project(run, write)
         run.result.files_deleted = len(deleted)
+        self._changed_symbols(run, write, deleted)
         scopes = [run.projection.scope(p) for p in sorted(write | deleted)]
         closing_states, closing_edges = self._closures(scopes, states, edges, run.snapshot)
         repo_states, repo_edges = self._repository_facts(run)
@@ -168,7 +176,7 @@ class CodeIndexer:
             base is not None
             and base != after
             and git.has_commit(base)
-            and self._is_ancestor(git, after, base)
+            and git.is_ancestor(after, base)
         ):
             raise GitError(
                 f"{ref} of {repo} is already indexed at {base[:12]}, which is newer than "
@@ -192,6 +200,7 @@ class CodeIndexer:
         selection = select(tree, _supported, self.max_file_bytes)
         run.packages = detect_packages([e.path for e in tree], self._manifests(run.git, tree))
         run.clock.lap("list")
+        run.previous = self.cache.load(snap.repo, snap.ref)
         run.extracts, by_content = self._parse(
             run.git, snap.repo, snap.ref, selection.files, run.result
         )
@@ -240,6 +249,24 @@ class CodeIndexer:
         run.clock.lap("resolve")
         return states, edges
 
+    def _changed_symbols(self, run: _Run, write: set[str], deleted: set[str]) -> None:
+        """Symbols that appeared, vanished or changed body in this run (for trace settle)."""
+        changed: list[str] = []
+        paths: list[str] = []
+        for path in sorted(write | deleted):
+            old = run.previous.files.get(path)
+            new = run.extracts.files.get(path)
+            before = {s.qualname: s.body_hash for s in old[1].symbols} if old else {}
+            after = {s.qualname: s.body_hash for s in new[1].symbols} if new else {}
+            if old is not None and new is not None and old[0] == new[0]:
+                continue  # same blob: a dependent re-resolved, its symbols did not change
+            moved = [q for q in before.keys() | after.keys() if before.get(q) != after.get(q)]
+            if moved or (old is None) != (new is None):
+                paths.append(path)
+            changed.extend(run.projection.symbol_ref(path, q).key for q in sorted(moved))
+        run.result.changed_symbols = changed
+        run.result.changed_paths = paths
+
     def _repository_facts(self, run: _Run) -> tuple[list[Fact], list[Fact]]:
         """Repository, commit, packages and Branch head, with the edges between them."""
         symbols = sum(len(e.symbols) for _, e in run.extracts.files.values())
@@ -265,14 +292,6 @@ class CodeIndexer:
         if state is None:
             return None
         return {**state.state.props, "valid_at": state.state.valid_at}
-
-    @staticmethod
-    def _is_ancestor(git: Git, older: str, newer: str) -> bool:
-        try:
-            git._run("merge-base", "--is-ancestor", older, newer)
-        except GitError:
-            return False
-        return True
 
     def _manifests(self, git: Git, tree: list[TreeEntry]) -> dict[str, bytes]:
         wanted = [
@@ -404,36 +423,9 @@ class CodeIndexer:
         snapshot: Snapshot,
     ) -> tuple[list[Fact], list[Fact]]:
         """Invalidations for every open fact of these scopes that the new facts lack."""
-        open_now = self.store.open_slots("code", scopes)
-        kept_states = {
-            (f.label, state_key(self.store.ontology, f)) for f in states if isinstance(f, StateFact)
-        }
-        kept_edges = {
-            (f.type, f.src.label, f.src.key, f.dst.label, f.dst.key)
-            for f in edges
-            if isinstance(f, EdgeFact)
-        }
-        at = snapshot.valid_at
-        closing_states: list[Fact] = []
-        closing_edges: list[Fact] = []
-        for rel, slots in open_now.items():
-            for src_label, src, dst_label, dst in sorted(slots):
-                if rel == STATE:
-                    if (src_label, src) not in kept_states:
-                        closing_states.append(StateFact.closing(src_label, src, at))
-                elif (rel, src_label, src, dst_label, dst) not in kept_edges:
-                    closing_edges.append(
-                        EdgeFact(
-                            rel,
-                            NodeRef(src_label, src),
-                            NodeRef(dst_label, dst),
-                            snapshot.repo,
-                            None,
-                            at,
-                            change="invalidate",
-                        )
-                    )
-        return closing_states, closing_edges
+        return self.store.closures(
+            "code", scopes, [*states, *edges], at=snapshot.valid_at, repo=snapshot.repo
+        )
 
     def _write(self, facts: list[Fact], result: IndexResult) -> None:
         if not facts:

@@ -60,6 +60,7 @@ class SymbolDef:
     framework: str | None = (
         None  # fastapi, flask, django, express, nestjs, spring, aspnet, nethttp, ...
     )
+    shape_hash: str | None = None  # body_hash with the symbol's own name masked: survives renames
 
 
 @dataclass(frozen=True, slots=True)

@@ -220,12 +220,14 @@ class CodeProjection:
                 "line_start": symbol.line_start,
                 "line_end": symbol.line_end,
                 "body_hash": symbol.body_hash,
+                "shape_hash": symbol.shape_hash,
                 "language": extract.language,
                 "signature": (symbol.signature or None) and symbol.signature[:SIGNATURE_MAX],
                 "docstring": (symbol.docstring or None) and symbol.docstring[:DOCSTRING_MAX],
                 "test_framework": symbol.test_framework,
                 "entrypoint": symbol.entrypoint,
                 "framework": symbol.framework,
+                "decorators": [d[:200] for d in symbol.decorators[:20]] or None,
                 "unresolved_calls": resolution.unresolved.get(symbol.qualname) or None,
             }
             states.append(

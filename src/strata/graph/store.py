@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.errors import OntologyViolation, TransientDatabaseError
-from strata.facts import EdgeFact, Fact, StateFact, check_facts, state_key
+from strata.facts import EdgeFact, Fact, NodeRef, StateFact, check_facts, state_key
 from strata.graph.gateway import Gateway, Tx, checked_label, checked_rel_type
 from strata.ontology.model import STATE, Layer, Ontology
 from strata.temporal import (
@@ -259,6 +259,51 @@ class FactStore:
             rows = self._gateway.read(self._cypher(OPEN_IN_SCOPES, rel=rel), scopes=list(scopes))
             found[rel] = {(r["src_label"], r["src"], r["dst_label"], r["dst"]) for r in rows}
         return found
+
+    def closures(
+        self,
+        layer: Layer,
+        scopes: Sequence[str],
+        facts: Iterable[Fact],
+        *,
+        at: datetime,
+        repo: str,
+    ) -> tuple[list[Fact], list[Fact]]:
+        """Invalidations at ``at`` for every open fact of ``scopes`` that ``facts`` lack.
+
+        A writer that re-syncs a unit (a file, a document, a trace file) asserts
+        what the unit now says and closes, with these, what it no longer says.
+        Returns (state closings, edge closings).
+        """
+        kept_states: set[tuple[str, str]] = set()
+        kept_edges: set[tuple[str, str, str, str, str]] = set()
+        for fact in facts:
+            if isinstance(fact, StateFact):
+                kept_states.add((fact.label, state_key(self._ontology, fact)))
+            else:
+                kept_edges.add(
+                    (fact.type, fact.src.label, fact.src.key, fact.dst.label, fact.dst.key)
+                )
+        states: list[Fact] = []
+        edges: list[Fact] = []
+        for rel, slots in self.open_slots(layer, scopes).items():
+            for src_label, src, dst_label, dst in sorted(slots):
+                if rel == STATE:
+                    if (src_label, src) not in kept_states:
+                        states.append(StateFact.closing(src_label, src, at))
+                elif (rel, src_label, src, dst_label, dst) not in kept_edges:
+                    edges.append(
+                        EdgeFact(
+                            rel,
+                            NodeRef(src_label, src),
+                            NodeRef(dst_label, dst),
+                            repo,
+                            None,
+                            at,
+                            change="invalidate",
+                        )
+                    )
+        return states, edges
 
     def apply_many(
         self,

@@ -17,11 +17,12 @@ from strata_api.graphql.code import CodeQuery
 from strata_api.graphql.jobs import JobQuery
 from strata_api.graphql.mutations import Mutation
 from strata_api.graphql.ops import OpsQuery
+from strata_api.graphql.trace import TraceQuery
 from strata_api.limits import ExtensionFactory, Limits, hardening_extensions
 
 
 @strawberry.type
-class Query(OpsQuery, JobQuery, CodeQuery):
+class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery):
     """Every read of the API."""
 
 

@@ -9,8 +9,9 @@ from celery import shared_task
 
 from strata.code.mirror import open_repository
 from strata.errors import DatabaseUnavailable, NotFound, StrataError
-from strata.jobs import CODE_REINDEX, ReindexJob, parse_job
+from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ReindexJob, parse_job
 from strata_workers.context import worker_context
+from strata_workers.followups import send_followup
 
 LOCK_TIMEOUT_S = 3600
 PROGRESS_EVERY_S = 0.5
@@ -56,6 +57,13 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
         ctx.jobs.fail(parsed.job_id, exc.to_dict())
         raise
     summary = result.as_dict()
+    if result.mode != "unchanged" and ref == registration.default_branch:
+        # Requirements, decisions and trace links follow the default branch only.
+        summary["next_job"] = send_followup(
+            self.app, ctx, KNOWLEDGE_SYNC, queue=ctx.settings.queue_knowledge, repo=parsed.repo,
+            ref=ref, commit=result.commit, base=result.base,
+            changed_symbols=result.changed_symbols,
+        )
     ctx.jobs.succeed(parsed.job_id, summary)
     return summary
 

@@ -7,7 +7,7 @@ enclosing symbol, qualname and parent, and every call its innermost caller;
 
 from __future__ import annotations
 
-from strata.code.languages._text import body_hash
+from strata.code.languages._text import body_hash, shape_hash
 from strata.code.languages._unit import CLASS_LIKE, Decl, Unit
 from strata.code.model import CallSite, FileExtract, SymbolDef
 
@@ -98,6 +98,7 @@ def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract
                 line_start=min(first.start_point.row, d.node.start_point.row) + 1,
                 line_end=d.node.end_point.row + 1,
                 body_hash=body_hash(unit.source[start : d.node.end_byte]),
+                shape_hash=shape_hash(unit.source[start : d.node.end_byte], d.name),
                 signature=d.signature,
                 docstring=d.docstring,
                 parent=d.parent,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import re
 from collections.abc import Callable, Iterable
 
 from tree_sitter import Node
@@ -40,6 +41,16 @@ def collapse(text: str) -> str:
 def body_hash(text: bytes) -> str:
     """Hash of a symbol's text with whitespace runs collapsed (re-indenting keeps it)."""
     return hashlib.blake2b(b" ".join(text.split()), digest_size=16).hexdigest()
+
+
+def shape_hash(text: bytes, name: str) -> str:
+    """Like :func:`body_hash`, with every whole-word use of ``name`` masked.
+
+    A renamed symbol keeps its shape hash, so a moved or renamed declaration
+    can be found again (trace links use it to point at the candidate).
+    """
+    masked = re.sub(rb"\b" + re.escape(name.encode()) + rb"\b", b"\x00", text) if name else text
+    return hashlib.blake2b(b" ".join(masked.split()), digest_size=16).hexdigest()
 
 
 def clean_doc(text: str) -> str | None:

@@ -1,0 +1,172 @@
+"""Knowledge and trace queries: requirements, decisions, links and the trace report."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from strata.errors import ValidationError
+from strata.trace.reads import TraceReads
+from strata_api.graphql.code import _page, _principal, _repo_of_key, _timeout
+from strata_api.graphql.types.asof import AsOfInput
+from strata_api.graphql.types.trace import (
+    Decision,
+    Requirement,
+    StatusCount,
+    TraceLink,
+    TraceReport,
+)
+
+
+def _reads(info: Info[Any, Any]) -> TraceReads:
+    return TraceReads(info.context.gateway)
+
+
+def _requirement_key(info: Info[Any, Any], repository: str, req_id: str) -> str:
+    if not req_id.startswith("REQ-"):
+        raise ValidationError(f"requirement ids look like REQ-001, got {req_id!r}")
+    return str(
+        info.context.ontology.node("Requirement").make_key({"repo": repository, "req_id": req_id})
+    )
+
+
+@strawberry.type
+class TraceQuery:
+    @strawberry.field(description="One requirement, as of a moment.")
+    async def requirement(
+        self, info: Info[Any, Any], repository: str, id: str, as_of: AsOfInput | None = None
+    ) -> Requirement | None:
+        if not _principal(info).can_read(repository):
+            return None
+        found = await asyncio.to_thread(
+            _reads(info).requirement,
+            _requirement_key(info, repository, id),
+            AsOfInput.resolve(as_of),
+            timeout=_timeout(info),
+        )
+        return Requirement.from_domain(found) if found else None
+
+    @strawberry.field(description="Requirements of a repository (optionally one EARS pattern).")
+    async def requirements(
+        self,
+        info: Info[Any, Any],
+        repository: str,
+        ears: str | None = None,
+        first: int = 50,
+        after: str | None = None,
+        as_of: AsOfInput | None = None,
+    ) -> list[Requirement]:
+        first = _page(info, first)
+        if not _principal(info).can_read(repository):
+            return []
+        found = await asyncio.to_thread(
+            _reads(info).requirements,
+            repository,
+            AsOfInput.resolve(as_of),
+            ears=ears,
+            first=first,
+            after=after or "",
+            timeout=_timeout(info),
+        )
+        return [Requirement.from_domain(r) for r in found]
+
+    @strawberry.field(description="Requirement links into a symbol (what it implements or tests).")
+    async def requirements_for(
+        self, info: Info[Any, Any], symbol: strawberry.ID, as_of: AsOfInput | None = None
+    ) -> list[TraceLink]:
+        if not _principal(info).can_read(_repo_of_key(str(symbol))):
+            return []
+        links = await asyncio.to_thread(
+            _reads(info).links_into,
+            str(symbol),
+            AsOfInput.resolve(as_of),
+            types=["IMPLEMENTED_BY", "AFFECTS", "VERIFIED_BY"],
+            timeout=_timeout(info),
+        )
+        return [TraceLink.from_domain(v) for v in links]
+
+    @strawberry.field(description="Every link of a requirement (implementations, tests, ...).")
+    async def links_for(
+        self,
+        info: Info[Any, Any],
+        repository: str,
+        requirement: str,
+        as_of: AsOfInput | None = None,
+    ) -> list[TraceLink]:
+        if not _principal(info).can_read(repository):
+            return []
+        links = await asyncio.to_thread(
+            _reads(info).links_from,
+            _requirement_key(info, repository, requirement),
+            AsOfInput.resolve(as_of),
+            timeout=_timeout(info),
+        )
+        return [TraceLink.from_domain(v) for v in links]
+
+    @strawberry.field(description="The tests that verify a requirement.")
+    async def tests_for(
+        self,
+        info: Info[Any, Any],
+        repository: str,
+        requirement: str,
+        as_of: AsOfInput | None = None,
+    ) -> list[TraceLink]:
+        if not _principal(info).can_read(repository):
+            return []
+        links = await asyncio.to_thread(
+            _reads(info).links_from,
+            _requirement_key(info, repository, requirement),
+            AsOfInput.resolve(as_of),
+            types=["VERIFIED_BY"],
+            timeout=_timeout(info),
+        )
+        return [TraceLink.from_domain(v) for v in links]
+
+    @strawberry.field(description="Decisions (ADRs) of a repository, as of a moment.")
+    async def decisions(
+        self,
+        info: Info[Any, Any],
+        repository: str,
+        status: str | None = None,
+        first: int = 50,
+        as_of: AsOfInput | None = None,
+    ) -> list[Decision]:
+        first = _page(info, first)
+        if not _principal(info).can_read(repository):
+            return []
+        found = await asyncio.to_thread(
+            _reads(info).decisions,
+            repository,
+            AsOfInput.resolve(as_of),
+            status=status,
+            first=first,
+            timeout=_timeout(info),
+        )
+        return [Decision.from_domain(d) for d in found]
+
+    @strawberry.field(description="Counts by status, stale links with evidence, and gaps.")
+    async def trace_report(
+        self, info: Info[Any, Any], repository: str, as_of: AsOfInput | None = None
+    ) -> TraceReport | None:
+        if not _principal(info).can_read(repository):
+            return None
+        report = await asyncio.to_thread(
+            _reads(info).report, repository, AsOfInput.resolve(as_of), timeout=_timeout(info)
+        )
+        cap = int(info.context.settings.graphql_max_page_size)
+        return TraceReport(
+            repository=repository,
+            requirements=report.requirements,
+            counts=[
+                StatusCount(type=t, status=s, count=c)
+                for t, by in report.counts.items()
+                for s, c in sorted(by.items())
+            ],
+            stale=[TraceLink.from_domain(v) for v in report.stale[:cap]],
+            unimplemented=report.unimplemented[:cap],
+            untested=report.untested[:cap],
+            orphaned=[TraceLink.from_domain(v) for v in report.orphaned[:cap]],
+        )

@@ -1,0 +1,235 @@
+"""Requirements and decisions from the repository's files into the knowledge layer.
+
+Files are the truth: on every sync the requirement and decision files of a
+commit are parsed (no model), and each file's facts are re-synced by scope,
+so an edited requirement gets a new version of its text (same id, links kept)
+and a removed one is closed at the commit's time. A decision superseded by a
+later one is valid until the superseding decision's date.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from strata.code.git import Git, TreeEntry
+from strata.code.select import skip_reason_for_path
+from strata.facts import EdgeFact, Fact, NodeRef, Source, StateFact
+from strata.graph.gateway import Gateway
+from strata.graph.store import FactStore
+from strata.knowledge.decisions import Decision, parse_decision
+from strata.knowledge.requirements import Finding, Requirement, check_duplicates, parse_file
+from strata.writers import KnowledgeWriter
+
+MAX_BYTES = 1_000_000
+ADR_DIRS = frozenset({"adr", "adrs", "decisions", "decision-records", "architecture-decisions"})
+_HINT = re.compile(rb"REQ-\d{3,6}\s*:")
+
+OPEN_KNOWLEDGE_SCOPES = """
+MATCH (n)
+WHERE (n:Requirement OR n:Decision) AND n.repo = $repo
+MATCH (n)-[r:STATE]->(n)
+WHERE r.expired_at IS NULL AND r.invalid_at IS NULL AND r.scope IS NOT NULL
+RETURN DISTINCT r.scope AS scope
+"""
+
+
+@dataclass(slots=True)
+class KnowledgeResult:
+    repo: str
+    commit: str
+    requirements: int = 0
+    decisions: int = 0
+    files: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    facts: int = 0
+    created: int = 0
+    closed: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__slots__ if k != "findings"}
+        out["findings"] = [
+            {"path": f.path, "line": f.line, "rule": f.rule, "message": f.message}
+            for f in self.findings[:200]
+        ]
+        return out
+
+
+def is_adr(path: str) -> bool:
+    parts = path.lower().split("/")
+    return path.endswith((".md", ".markdown")) and any(p in ADR_DIRS for p in parts[:-1])
+
+
+def is_candidate(entry: TreeEntry) -> bool:
+    if skip_reason_for_path(entry, MAX_BYTES) is not None:
+        return False
+    name = posixpath.basename(entry.path).lower()
+    if name.endswith((".md", ".markdown")):
+        return True
+    return name.endswith((".yml", ".yaml")) and (
+        "requirement" in entry.path.lower() or name.startswith("req")
+    )
+
+
+def scope_of(repo: str, path: str) -> str:
+    """The sync unit of one knowledge file."""
+    return f"{repo}|knowledge|{path}"
+
+
+class KnowledgeSync:
+    """The knowledge worker's parser-driven writer (requirements and decisions)."""
+
+    def __init__(self, store: FactStore, gateway: Gateway) -> None:
+        self.store = store
+        self.gateway = gateway
+
+    def sync(self, git: Git, repo: str, sha: str) -> KnowledgeResult:
+        started = time.perf_counter()
+        commit = git.commit(sha)
+        result = KnowledgeResult(repo=repo, commit=commit.sha)
+        entries = [e for e in git.tree(commit.sha) if is_candidate(e)]
+        requirements: list[Requirement] = []
+        decisions: list[Decision] = []
+        present: set[str] = set()
+        for entry, data in git.iter_blob_texts(entries):
+            if b"\0" in data[:8192]:
+                continue
+            text = data.decode("utf-8", errors="replace")
+            if is_adr(entry.path):
+                parsed = parse_decision(entry.path, text)
+                result.findings.extend(parsed.findings)
+                if parsed.decision is not None:
+                    decisions.append(parsed.decision)
+                    present.add(entry.path)
+            elif _HINT.search(data):
+                found = parse_file(entry.path, text)
+                result.findings.extend(found.findings)
+                requirements.extend(found.requirements)
+                present.add(entry.path)
+        duplicates = check_duplicates(requirements)
+        result.findings.extend(duplicates)
+        dropped = {(f.path, f.line) for f in duplicates}
+        requirements = [r for r in requirements if (r.path, r.line) not in dropped]
+        result.findings.extend(
+            Finding(r.path, r.line, "lint", f"{r.req_id}: {message}")
+            for r in requirements
+            for message in r.lint
+        )
+        states, edges = self._facts(repo, commit.sha, commit.committed_at, requirements, decisions)
+        previous = {row["scope"] for row in self.gateway.read(OPEN_KNOWLEDGE_SCOPES, repo=repo)}
+        scopes = sorted(previous | {scope_of(repo, p) for p in present})
+        closing_states, closing_edges = self.store.closures(
+            "knowledge", scopes, [*states, *edges], at=commit.committed_at, repo=repo
+        )
+        writer = KnowledgeWriter(self.store)
+        for batch in ([*states, *closing_states], [*edges, *closing_edges]):
+            if batch:
+                written = writer.write(batch)
+                result.facts += written.facts
+                result.created += written.created
+                result.closed += written.closed + written.expired
+        result.requirements = len(requirements)
+        result.decisions = len(decisions)
+        result.files = len(present)
+        result.seconds = round(time.perf_counter() - started, 4)
+        return result
+
+    def _facts(
+        self,
+        repo: str,
+        sha: str,
+        committed_at: datetime,
+        requirements: list[Requirement],
+        decisions: list[Decision],
+    ) -> tuple[list[Fact], list[Fact]]:
+        states: list[Fact] = []
+        edges: list[Fact] = []
+        for req in requirements:
+            props: dict[str, Any] = {
+                "text": req.text,
+                "ears": req.ears,
+                "path": req.path,
+                "line": req.line,
+                "lint": list(req.lint) or None,
+                "checked": req.checked,
+            }
+            states.append(
+                StateFact(
+                    "Requirement",
+                    {"repo": repo, "req_id": req.req_id},
+                    {k: v for k, v in props.items() if v is not None},
+                    committed_at,
+                    source=Source(commit=sha, path=req.path, line=req.line),
+                    scope=scope_of(repo, req.path),
+                )
+            )
+        by_id = {d.decision_id: d for d in decisions}
+        superseded_at: dict[str, datetime] = {}
+        for decision in decisions:
+            for old in decision.supersedes:
+                when = decision.date or committed_at
+                if old in by_id and (old not in superseded_at or when < superseded_at[old]):
+                    superseded_at[old] = when
+        node = self.store.ontology.node("Decision")
+        for decision in decisions:
+            start = decision.date or committed_at
+            end = superseded_at.get(decision.decision_id)
+            if end is not None and end <= start:
+                end = None  # a decision dated after its successor: keep it open, report it
+            props = {
+                "title": decision.title,
+                "status": decision.status,
+                "path": decision.path,
+                "date": decision.date,
+                "summary": decision.summary,
+                "components": list(decision.components) or None,
+            }
+            identity = {"repo": repo, "decision_id": decision.decision_id}
+            source = Source(commit=sha, path=decision.path, line=decision.line)
+            states.append(
+                StateFact(
+                    "Decision",
+                    identity,
+                    {k: v for k, v in props.items() if v is not None},
+                    start,
+                    source=source,
+                    scope=scope_of(repo, decision.path),
+                )
+            )
+            if end is not None:
+                # Superseded: no longer valid from the successor's date on.
+                states.append(
+                    StateFact(
+                        "Decision",
+                        identity,
+                        None,
+                        end,
+                        change="invalidate",
+                        source=source,
+                        scope=scope_of(repo, decision.path),
+                    )
+                )
+            for old in decision.supersedes:
+                if old not in by_id:
+                    continue
+                edges.append(
+                    EdgeFact(
+                        "SUPERSEDES",
+                        NodeRef(
+                            "Decision",
+                            node.make_key({"repo": repo, "decision_id": decision.decision_id}),
+                        ),
+                        NodeRef("Decision", node.make_key({"repo": repo, "decision_id": old})),
+                        repo,
+                        {},
+                        decision.date or committed_at,
+                        source=Source(commit=sha, path=decision.path, line=decision.line),
+                        scope=scope_of(repo, decision.path),
+                    )
+                )
+        return states, edges

@@ -1,0 +1,250 @@
+"""As-of reads of requirements, decisions and trace links."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from strata.graph.gateway import Gateway
+from strata.temporal import AsOf, as_of_predicate, decode_fact, fact_projection
+
+_STATE = as_of_predicate("st")
+_LINK = as_of_predicate("r")
+_STATE_PROPS = fact_projection("st")
+_LINK_PROPS = fact_projection("r")
+_TARGET_STATE = as_of_predicate("ts")
+_TARGET_PROPS = fact_projection("ts")
+
+REQUIREMENT = f"""
+MATCH (n:Requirement {{key: $key}})-[st:STATE]->(n)
+WHERE {_STATE}
+RETURN properties(n) AS node, {_STATE_PROPS} AS state
+LIMIT 1
+"""
+
+REQUIREMENTS = f"""
+MATCH (n:Requirement)
+WHERE n.repo = $repo AND n.key > $after
+MATCH (n)-[st:STATE]->(n)
+WHERE {_STATE} AND ($ears IS NULL OR st.ears = $ears)
+RETURN properties(n) AS node, {_STATE_PROPS} AS state
+ORDER BY n.key
+LIMIT $first
+"""
+
+LINKS_FROM = f"""
+MATCH (q {{key: $key}})-[r]->(t)
+WHERE type(r) IN $types AND {_LINK}
+OPTIONAL MATCH (t)-[ts:STATE]->(t)
+WHERE {_TARGET_STATE}
+RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
+       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state
+ORDER BY type, t.key
+LIMIT $first
+"""
+
+LINKS_INTO = f"""
+MATCH (t {{key: $key}})<-[r]-(q)
+WHERE type(r) IN $types AND {_LINK}
+OPTIONAL MATCH (q)-[ts:STATE]->(q)
+WHERE {_TARGET_STATE}
+RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
+       labels(q)[0] AS source_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS source_state
+ORDER BY type, q.key
+LIMIT $first
+"""
+
+DECISIONS = f"""
+MATCH (n:Decision)
+WHERE n.repo = $repo
+MATCH (n)-[st:STATE]->(n)
+WHERE {_STATE} AND ($status IS NULL OR st.status = $status)
+RETURN properties(n) AS node, {_STATE_PROPS} AS state
+ORDER BY n.key
+LIMIT $first
+"""
+
+REPORT_LINKS = f"""
+MATCH (q)-[r]->(t)
+WHERE type(r) IN $types AND r.repo = $repo AND {_LINK}
+OPTIONAL MATCH (q)-[qs:STATE]->(q)
+WHERE {as_of_predicate("qs")}
+RETURN type(r) AS type, q.key AS source, labels(q)[0] AS source_label, qs IS NOT NULL AS declared,
+       t.key AS target, labels(t)[0] AS target_label, {_LINK_PROPS} AS link
+"""
+
+LINK_TYPES = ["IMPLEMENTED_BY", "AFFECTS", "VERIFIED_BY", "CONSTRAINS"]
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A requirement or decision as of some moment."""
+
+    key: str
+    repo: str
+    id: str
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class LinkView:
+    type: str
+    source_key: str
+    target_key: str
+    target_label: str
+    link: dict[str, Any]
+    other: dict[str, Any]  # the other end's state (target for outgoing, source for incoming)
+
+
+@dataclass(slots=True)
+class TraceReport:
+    repo: str
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    stale: list[LinkView] = field(default_factory=list)
+    unimplemented: list[str] = field(default_factory=list)
+    untested: list[str] = field(default_factory=list)
+    orphaned: list[LinkView] = field(default_factory=list)  # links from vanished requirements
+    requirements: int = 0
+
+
+class TraceReads:
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+
+    def requirement(self, key: str, as_of: AsOf, *, timeout: float | None = None) -> Entity | None:
+        rows = self._gateway.read(REQUIREMENT, key=key, timeout=timeout, **as_of.params())
+        if not rows:
+            return None
+        node = rows[0]["node"]
+        return Entity(node["key"], node["repo"], node["req_id"], decode_fact(rows[0]["state"]))
+
+    def requirements(
+        self,
+        repo: str,
+        as_of: AsOf,
+        *,
+        ears: str | None = None,
+        first: int = 50,
+        after: str = "",
+        timeout: float | None = None,
+    ) -> list[Entity]:
+        rows = self._gateway.read(
+            REQUIREMENTS,
+            repo=repo,
+            ears=ears,
+            first=first,
+            after=after,
+            timeout=timeout,
+            **as_of.params(),
+        )
+        return [
+            Entity(r["node"]["key"], repo, r["node"]["req_id"], decode_fact(r["state"]))
+            for r in rows
+        ]
+
+    def decisions(
+        self,
+        repo: str,
+        as_of: AsOf,
+        *,
+        status: str | None = None,
+        first: int = 50,
+        timeout: float | None = None,
+    ) -> list[Entity]:
+        rows = self._gateway.read(
+            DECISIONS, repo=repo, status=status, first=first, timeout=timeout, **as_of.params()
+        )
+        return [
+            Entity(r["node"]["key"], repo, r["node"]["decision_id"], decode_fact(r["state"]))
+            for r in rows
+        ]
+
+    def links_from(
+        self,
+        key: str,
+        as_of: AsOf,
+        *,
+        types: list[str] | None = None,
+        first: int = 100,
+        timeout: float | None = None,
+    ) -> list[LinkView]:
+        rows = self._gateway.read(
+            LINKS_FROM,
+            key=key,
+            types=types or LINK_TYPES,
+            first=first,
+            timeout=timeout,
+            **as_of.params(),
+        )
+        return [
+            LinkView(
+                r["type"],
+                r["source"]["key"],
+                r["target"]["key"],
+                r["target_label"],
+                decode_fact(r["link"]),
+                decode_fact(r["target_state"] or {}),
+            )
+            for r in rows
+        ]
+
+    def links_into(
+        self,
+        key: str,
+        as_of: AsOf,
+        *,
+        types: list[str] | None = None,
+        first: int = 100,
+        timeout: float | None = None,
+    ) -> list[LinkView]:
+        rows = self._gateway.read(
+            LINKS_INTO,
+            key=key,
+            types=types or LINK_TYPES,
+            first=first,
+            timeout=timeout,
+            **as_of.params(),
+        )
+        return [
+            LinkView(
+                r["type"],
+                r["source"]["key"],
+                r["target"]["key"],
+                r["source_label"],
+                decode_fact(r["link"]),
+                decode_fact(r["source_state"] or {}),
+            )
+            for r in rows
+        ]
+
+    def report(self, repo: str, as_of: AsOf, *, timeout: float | None = None) -> TraceReport:
+        """Counts by status, stale links, and requirements lacking an implementation or a test."""
+        report = TraceReport(repo)
+        reqs = self.requirements(repo, as_of, first=100_000, timeout=timeout)
+        report.requirements = len(reqs)
+        rows = self._gateway.read(
+            REPORT_LINKS, repo=repo, types=LINK_TYPES, timeout=timeout, **as_of.params()
+        )
+        counts: dict[str, Counter[str]] = {}
+        implemented: set[str] = set()
+        tested: set[str] = set()
+        for row in rows:
+            link = decode_fact(row["link"])
+            status = str(link.get("status", "?"))
+            counts.setdefault(row["type"], Counter())[status] += 1
+            view = LinkView(
+                row["type"], row["source"], row["target"], row["target_label"], link, {}
+            )
+            if status == "STALE":
+                report.stale.append(view)
+            elif row["type"] in ("IMPLEMENTED_BY", "AFFECTS"):
+                implemented.add(row["source"])
+            elif row["type"] == "VERIFIED_BY":
+                tested.add(row["source"])
+            if row["source_label"] == "Requirement" and not row["declared"]:
+                report.orphaned.append(view)
+        report.counts = {k: dict(v) for k, v in sorted(counts.items())}
+        report.unimplemented = sorted(r.id for r in reqs if r.key not in implemented)
+        report.untested = sorted(r.id for r in reqs if r.key not in tested)
+        return report
