@@ -1,0 +1,213 @@
+"""End to end: a signed push webhook to the real API process, a real Celery worker,
+the real Neo4j and Redis, and a callers answer that reflects the pushed commit,
+while an asOf before the push still returns the old answer."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from strata.devstack.redis import RedisServer
+from strata.graph.gateway import Gateway
+from strata.registry import KeyRing, RepoRegistry
+from strata.security import ServerKeys
+from strata.settings import Settings
+from strata_workers.app import create_celery
+from tests.conftest import settings_env
+from tests.gitrepo import GitRepo
+
+SECRET = "end-to-end-webhook-secret-0123456789"
+ZERO = "0" * 40
+C1 = datetime(2025, 6, 1, tzinfo=UTC)
+C2 = datetime(2025, 6, 10, tzinfo=UTC)
+
+PRICING = """\
+def tax(amount):
+    return amount * 0.2
+
+
+def total(amount):
+    return amount + tax(amount)
+"""
+
+DISCOUNT = """\
+
+
+def discounted(amount):
+    return total(amount) - tax(amount) / 2
+"""
+
+CALLERS = """
+query($id: ID!, $asOf: AsOfInput) {
+  callers(symbol: $id, depth: 1, first: 20, asOf: $asOf) { qualifiedName line resolution }
+}
+"""
+JOB = "query($id: ID!) { job(id: $id) { state error progress } }"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def api_url(settings: Settings, gateway: Gateway, redis_server: RedisServer) -> Iterator[str]:
+    port = _free_port()
+    env = dict(os.environ, **settings_env(settings))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "strata_api.main:create",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture
+def worker(settings: Settings, redis_server: RedisServer) -> Iterator[Any]:
+    app = create_celery(settings)
+    with start_worker(
+        app,
+        queues=list(settings.queues.values()),
+        concurrency=1,
+        pool="solo",
+        perform_ping_check=False,
+        shutdown_timeout=60,
+    ):
+        yield app
+
+
+def webhook(base: str, repo: str, before: str, after: str) -> httpx.Response:
+    body = json.dumps(
+        {
+            "ref": "refs/heads/main",
+            "before": before,
+            "after": after,
+            "forced": False,
+            "created": before == ZERO,
+            "deleted": False,
+            "repository": {"full_name": repo},
+        }
+    ).encode()
+    signature = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    return httpx.post(
+        f"{base}/webhooks/github/{repo}",
+        content=body,
+        timeout=10,
+        headers={
+            "Content-Type": "application/json",
+            "X-GitHub-Event": "push",
+            "X-GitHub-Delivery": str(uuid.uuid4()),
+            "X-Hub-Signature-256": f"sha256={signature}",
+        },
+    )
+
+
+def gql(base: str, token: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    answer = httpx.post(
+        f"{base}/graphql",
+        json={"query": query, "variables": variables},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    ).json()
+    assert "errors" not in answer, answer
+    data: dict[str, Any] = answer["data"]
+    return data
+
+
+def wait_job(base: str, token: str, job_id: str, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = gql(base, token, JOB, {"id": job_id})["job"]
+        if job["state"] in ("SUCCEEDED", "FAILED"):
+            assert job["state"] == "SUCCEEDED", job
+            return job
+        time.sleep(0.3)
+    raise AssertionError(f"job {job_id} did not finish")
+
+
+class TestPushToAnswer:
+    """A push webhook becomes an answer; the past answer stays readable as of before."""
+
+    def test_webhook_to_callers(
+        self,
+        api_url: str,
+        worker: Any,
+        settings: Settings,
+        gateway: Gateway,
+        tmp_path: Path,
+        unique: str,
+    ) -> None:
+        name = f"e2e-{unique}"
+        repo = GitRepo(tmp_path / name)
+        repo.write("app/__init__.py", "")
+        repo.write("app/pricing.py", PRICING)
+        c1 = repo.commit("pricing", C1)
+        keys = ServerKeys(settings.secret_key.get_secret_value())
+        RepoRegistry(gateway, keys).register(
+            name=name, provider="github", secret=SECRET, path=str(repo.path)
+        )
+        _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
+
+        accepted = webhook(api_url, name, ZERO, c1)
+        assert accepted.status_code == 202, accepted.text
+        wait_job(api_url, token, accepted.json()["jobs"][0])
+        tax = f"{name}|main|app/pricing.py|tax"
+        first = gql(api_url, token, CALLERS, {"id": tax})["callers"]
+        assert [c["qualifiedName"] for c in first] == ["app.pricing.total"]
+
+        with (repo.path / "app" / "pricing.py").open("a") as handle:
+            handle.write(DISCOUNT)
+        c2 = repo.commit("discounts", C2)
+        accepted = webhook(api_url, name, c1, c2)
+        assert accepted.status_code == 202, accepted.text
+        job = wait_job(api_url, token, accepted.json()["jobs"][0])
+        assert job["progress"]["mode"] == "incremental"
+
+        now = gql(api_url, token, CALLERS, {"id": tax})["callers"]
+        assert sorted(c["qualifiedName"] for c in now) == [
+            "app.pricing.discounted",
+            "app.pricing.total",
+        ]
+        before = gql(
+            api_url, token, CALLERS, {"id": tax, "asOf": {"validAt": "2025-06-05T00:00:00Z"}}
+        )["callers"]
+        assert [c["qualifiedName"] for c in before] == ["app.pricing.total"]
