@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ class ExtractCache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._memory: OrderedDict[tuple[str, str], ExtractSet] = OrderedDict()
+        self._writes: dict[tuple[str, str], threading.Thread] = {}
 
     def _path(self, repo: str, ref: str) -> Path:
         digest = hashlib.sha256(f"{repo}\0{ref}".encode()).hexdigest()[:24]
@@ -58,11 +60,30 @@ class ExtractCache:
         self._remember(key, data)
         return data
 
-    def save(self, repo: str, ref: str, extracts: ExtractSet) -> None:
-        self._remember((repo, ref), extracts)
+    def save(self, repo: str, ref: str, extracts: ExtractSet, *, wait: bool = False) -> None:
+        """Remember at once; write to disk in the background (off the reindex's path)."""
+        key = (repo, ref)
+        self._remember(key, extracts)
+        previous = self._writes.get(key)
+        if previous is not None:
+            previous.join()
+        writer = threading.Thread(
+            target=self._persist, args=(self._path(repo, ref), extracts), daemon=True,
+            name="strata-extract-cache",
+        )
+        self._writes[key] = writer
+        writer.start()
+        if wait:
+            writer.join()
+
+    def flush(self) -> None:
+        """Wait for background writes (tests, shutdown)."""
+        for writer in list(self._writes.values()):
+            writer.join()
+
+    def _persist(self, path: Path, extracts: ExtractSet) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        path = self._path(repo, ref)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         with tmp.open("wb") as handle:
             pickle.dump((FORMAT, extracts), handle, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(path)

@@ -22,7 +22,14 @@ from typing import Any
 from strata.code.cache import ExtractCache, ExtractSet
 from strata.code.git import Git, TreeEntry
 from strata.code.model import FileExtract
-from strata.code.modules import MANIFESTS, ModuleIndex, PackageInfo, detect_packages
+from strata.code.modules import (
+    FAMILY,
+    MANIFESTS,
+    ModuleIndex,
+    PackageInfo,
+    binding_paths,
+    detect_packages,
+)
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
 from strata.code.resolver import Resolver
@@ -30,7 +37,7 @@ from strata.code.select import select, skip_reason_for_content
 from strata.errors import GitError
 from strata.facts import EdgeFact, Fact, StateFact
 from strata.graph.reads import Reads
-from strata.graph.store import FactStore, WriteResult
+from strata.graph.store import Closures, FactStore, WriteResult
 from strata.ontology.model import STATE
 
 Progress = Callable[[str, dict[str, Any]], None]
@@ -138,7 +145,7 @@ class CodeIndexer:
         run.result.files_deleted = len(deleted)
         self._changed_symbols(run, write, deleted)
         scopes = [run.projection.scope(p) for p in sorted(write | deleted)]
-        closing_states, closing_edges = self._closures(scopes, states, edges, run.snapshot)
+        closing = self._closures(scopes, states, edges, run.snapshot)
         repo_states, repo_edges = self._repository_facts(run)
         repo_closing = self._closures(
             [run.projection.repo_scope], repo_states, repo_edges, run.snapshot
@@ -149,12 +156,18 @@ class CodeIndexer:
         branch += [f for f in repo_edges if isinstance(f, EdgeFact) and f.dst.label == "Branch"]
         early = [f for f in repo_states if f not in branch]
         repo_edges = [f for f in repo_edges if f not in branch]
+        # Facts without a file scope (imported modules) always take the checked path.
+        shared = [f for f in states if f.scope is None]
+        scoped = [f for f in states if f.scope is not None]
         run.clock.lap("sync")
         self.progress("writing", {"facts": len(states) + len(edges)})
         # Nodes first, then edges (edges in concurrent batches need committed endpoints),
-        # and the Branch head last: a head marks a finished index.
-        self._write([*early, *states, *closing_states, *repo_closing[0]], run.result)
-        self._write([*edges, *repo_edges, *closing_edges, *repo_closing[1]], run.result)
+        # and the Branch head last: a head marks a finished index. When the files'
+        # scopes held nothing open (a first index), their facts skip the reads.
+        self._write([*early, *shared, *repo_closing.states], run.result)
+        self._write([*scoped, *closing.states], run.result, fresh=closing.fresh)
+        self._write([*edges, *closing.edges], run.result, fresh=closing.fresh)
+        self._write([*repo_edges, *repo_closing.edges], run.result)
         self._write(branch, run.result)
         run.clock.lap("write")
         run.extracts.commit = run.snapshot.commit.sha
@@ -342,8 +355,8 @@ class CodeIndexer:
         files that vanished.
 
         A file depends on a change when it calls a name that appeared in or
-        vanished from a changed file, or imports a module whose top-level names
-        changed (or that was added or deleted).
+        vanished from a changed file, when one of its imports now resolves to an
+        added file, or when it imports a deleted file's module.
         """
         git, extracts = run.git, run.extracts
         repo, ref = run.snapshot.repo, run.snapshot.ref
@@ -360,35 +373,40 @@ class CodeIndexer:
         changed &= present
         deleted -= present
         deleted = self._open_files(repo, ref, deleted)
-        touched = changed | deleted
-        before_names = self._names_before(repo, ref, touched)
+        existed = self._open_files(repo, ref, changed)
+        added = changed - existed
+        before_names = self._names_before(repo, ref, existed | deleted)
         names: set[str] = set()
-        modules_changed: set[str] = set()
-        for path in touched:
-            old = before_names.get(path)
+        for path in changed | deleted:
+            old_names = before_names.get(path, set())
             new = extracts.files.get(path)
             new_names = {s.qualname for s in new[1].symbols} if new else set()
-            old_names = old if old is not None else set()
-            diff = old_names ^ new_names
-            names |= {n.rsplit(".", 1)[-1] for n in diff}
-            if old is None or new is None or {n for n in diff if "." not in n}:
-                modules_changed.add(path)
-        tails = {posixpath.splitext(posixpath.basename(p))[0] for p in modules_changed}
-        # A package's __init__/index/mod file is imported by its directory name.
-        tails |= {
-            posixpath.basename(posixpath.dirname(p))
-            for p in modules_changed
-            if posixpath.splitext(posixpath.basename(p))[0] in ("__init__", "index", "mod", "lib")
+            names |= {n.rsplit(".", 1)[-1] for n in old_names ^ new_names}
+        gone_modules = self._module_names_of(run, deleted)
+        dependents = {
+            path
+            for path, (_, extract) in extracts.files.items()
+            if path not in changed
+            and (
+                any(call.name in names for call in extract.calls)
+                or any(_imports_module(imp.module, gone_modules) for imp in extract.imports)
+                or (added and _reaches(run.index, path, added))
+            )
         }
-        dependents: set[str] = set()
-        for path, (_, extract) in extracts.files.items():
-            if path in changed:
-                continue
-            if any(call.name in names for call in extract.calls) or any(
-                tail in imp.module for imp in extract.imports for tail in tails
-            ):
-                dependents.add(path)
         return changed | dependents, deleted
+
+    def _module_names_of(self, run: _Run, paths: set[str]) -> set[str]:
+        """The module names deleted files answered to (from their last parse when cached)."""
+        found: set[str] = set()
+        for path in paths:
+            old = run.previous.files.get(path)
+            if old is None:
+                found.add(posixpath.splitext(path)[0].replace("/", "."))
+                continue
+            family = FAMILY.get(old[1].language)
+            if family is not None:
+                found.update(run.index.module_names(family, path, old[1]))
+        return {name for name in found if name}
 
     def _names_before(self, repo: str, ref: str, paths: set[str]) -> dict[str, set[str]]:
         """Qualnames each file had at the indexed head (cache first, else the graph)."""
@@ -421,13 +439,13 @@ class CodeIndexer:
         states: Sequence[Fact],
         edges: Sequence[Fact],
         snapshot: Snapshot,
-    ) -> tuple[list[Fact], list[Fact]]:
+    ) -> Closures:
         """Invalidations for every open fact of these scopes that the new facts lack."""
         return self.store.closures(
             "code", scopes, [*states, *edges], at=snapshot.valid_at, repo=snapshot.repo
         )
 
-    def _write(self, facts: list[Fact], result: IndexResult) -> None:
+    def _write(self, facts: list[Fact], result: IndexResult, *, fresh: bool = False) -> None:
         if not facts:
             return
         written = 0
@@ -438,12 +456,33 @@ class CodeIndexer:
             self.progress("writing", {"written": written, "total": len(facts)})
 
         batches = (facts[i : i + self.batch_size] for i in range(0, len(facts), self.batch_size))
-        total = self.store.apply_many("code", batches, workers=self.workers, on_done=progress)
+        total = self.store.apply_many(
+            "code", batches, workers=self.workers, fresh=fresh, on_done=progress
+        )
         result.facts += total.facts
         result.created += total.created
         result.closed += total.closed
         result.expired += total.expired
         result.unchanged += total.unchanged
+
+
+def _reaches(index: ModuleIndex, path: str, targets: set[str]) -> bool:
+    """True if one of the file's imports resolves to one of ``targets``."""
+    return any(
+        p in targets
+        for _, bound in index.scope(path).imports
+        for b in bound
+        for p in binding_paths(b)
+    )
+
+
+def _imports_module(module: str, names: set[str]) -> bool:
+    """An import of one of ``names`` or of something inside it (``a.b`` of ``a.b.c``)."""
+    cleaned = module.lstrip("./").replace("/", ".").replace("::", ".")
+    return any(
+        cleaned == name or cleaned.startswith(name + ".") or name.endswith("." + cleaned)
+        for name in (n.replace("/", ".").replace("::", ".") for n in names)
+    )
 
 
 def _moved(extract: FileExtract, path: str) -> FileExtract:

@@ -74,6 +74,11 @@ class ModuleTarget:
 Binding = SymbolTarget | ModuleTarget
 
 
+def binding_paths(binding: Binding) -> tuple[str, ...]:
+    """The repository files a binding reaches (none for an external module)."""
+    return (binding.path,) if isinstance(binding, SymbolTarget) else binding.paths
+
+
 @dataclass(slots=True)
 class FileScope:
     """What names a file sees through its imports."""
@@ -153,6 +158,10 @@ class ModuleIndex:
                 self.by_module[(family, name)].append(path)
 
     # -- module naming ---------------------------------------------------------------
+
+    def module_names(self, family: Family, path: str, extract: FileExtract) -> list[str]:
+        """The names a file answers to (also for a file no longer in the index)."""
+        return self._module_names(family, path, extract)
 
     def _module_names(self, family: Family, path: str, extract: FileExtract) -> list[str]:
         """The names a file answers to; the first is the one shown to people."""

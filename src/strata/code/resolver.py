@@ -12,11 +12,18 @@ the caller; calls into external modules are counted, not linked.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from strata.code.model import CallSite, FileExtract, SymbolDef
-from strata.code.modules import FAMILY, Binding, FileScope, ModuleIndex, ModuleTarget, SymbolTarget
+from strata.code.modules import (
+    FAMILY,
+    Binding,
+    FileScope,
+    ModuleIndex,
+    ModuleTarget,
+    SymbolTarget,
+    binding_paths,
+)
 
 CONFIDENCE = {
     "local": 1.0,
@@ -112,7 +119,7 @@ class Resolver:
         out = FileResolution()
         scope = self.scope(path)
         for imp, bound in scope.imports:
-            internal = sorted({p for b in bound for p in _paths(b)})
+            internal = sorted({p for b in bound for p in binding_paths(b)})
             out.imports.append(
                 ImportEdge(path, imp.line, imp.module, tuple(internal), imp.alias, imp.names)
             )
@@ -392,12 +399,6 @@ class Resolver:
                 return None
             qualname = symbol.parent
         return None
-
-
-def _paths(binding: Binding) -> Iterable[str]:
-    if isinstance(binding, SymbolTarget):
-        return (binding.path,)
-    return binding.paths
 
 
 def _known(

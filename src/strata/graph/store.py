@@ -114,6 +114,13 @@ MATCH (b:{dst} {{key: row.dst}})
 CREATE (a)-[r:{rel}]->(b)
 SET r = row.props, r.valid_at = datetime(row.valid_at), r.invalid_at = datetime(row.invalid_at),
     r.created_at = datetime(row.created_at)
+RETURN count(r) AS created
+"""
+
+MERGE_FRESH = """
+UNWIND $rows AS row
+MERGE (n:{label} {{key: row.key}})
+ON CREATE SET n += row.identity, n.created_at = datetime($tx)
 """
 
 # Current versions are read with their hash and times only: remainders are
@@ -132,6 +139,20 @@ RETURN labels(a)[0] AS src_label, a.key AS src, labels(b)[0] AS dst_label, b.key
 
 StateSlot = tuple[str, str]  # label, key
 EdgeSlot = tuple[str, str, str, str, str]  # type, src label, src key, dst label, dst key
+
+
+@dataclass(frozen=True, slots=True)
+class Closures:
+    """What re-syncing some scopes closes, and how many open slots the scopes had."""
+
+    states: list[Fact]
+    edges: list[Fact]
+    open_slots: int
+
+    @property
+    def fresh(self) -> bool:
+        """No open fact in these scopes: their new facts may be written without reading."""
+        return self.open_slots == 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,19 +247,29 @@ class FactStore:
         return self._ontology
 
     def apply(
-        self, layer: Layer, facts: Sequence[Fact], *, tx_time: datetime | None = None
+        self,
+        layer: Layer,
+        facts: Sequence[Fact],
+        *,
+        tx_time: datetime | None = None,
+        fresh: bool = False,
     ) -> WriteResult:
         """Check and write ``facts`` in one transaction, as the ``layer`` writer.
 
         Several facts for one slot apply in order. ``tx_time`` fixes the
         transaction time (tests, imports); by default it is the clock, never
         earlier than the newest version it touches.
+
+        ``fresh`` is the caller's guarantee that no slot of these facts has a
+        current version (its scopes were just found empty, under the writer's
+        repository lock): nodes are merged but not locked, current versions are
+        not read, and every edge must find both endpoints or the batch fails.
         """
         check_facts(self._ontology, layer, facts)
         batch = self._group(facts)
         explicit = aware(tx_time, what="tx_time") if tx_time is not None else None
         return self._gateway.write_tx(
-            lambda tx: self._apply_tx(tx, batch, len(facts), explicit), timeout=600
+            lambda tx: self._apply_tx(tx, batch, len(facts), explicit, fresh=fresh), timeout=600
         )
 
     def open_slots(
@@ -268,12 +299,11 @@ class FactStore:
         *,
         at: datetime,
         repo: str,
-    ) -> tuple[list[Fact], list[Fact]]:
+    ) -> Closures:
         """Invalidations at ``at`` for every open fact of ``scopes`` that ``facts`` lack.
 
         A writer that re-syncs a unit (a file, a document, a trace file) asserts
         what the unit now says and closes, with these, what it no longer says.
-        Returns (state closings, edge closings).
         """
         kept_states: set[tuple[str, str]] = set()
         kept_edges: set[tuple[str, str, str, str, str]] = set()
@@ -286,7 +316,8 @@ class FactStore:
                 )
         states: list[Fact] = []
         edges: list[Fact] = []
-        for rel, slots in self.open_slots(layer, scopes).items():
+        open_now = self.open_slots(layer, scopes)
+        for rel, slots in open_now.items():
             for src_label, src, dst_label, dst in sorted(slots):
                 if rel == STATE:
                     if (src_label, src) not in kept_states:
@@ -303,7 +334,7 @@ class FactStore:
                             change="invalidate",
                         )
                     )
-        return states, edges
+        return Closures(states, edges, sum(len(slots) for slots in open_now.values()))
 
     def apply_many(
         self,
@@ -311,6 +342,7 @@ class FactStore:
         batches: Iterable[Sequence[Fact]],
         *,
         workers: int = 2,
+        fresh: bool = False,
         on_done: Callable[[WriteResult], None] | None = None,
     ) -> WriteResult:
         """Apply batches in concurrent transactions (one per batch).
@@ -324,7 +356,7 @@ class FactStore:
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             pending: set[Future[WriteResult]] = set()
             for batch in batches:
-                pending.add(pool.submit(self.apply, layer, batch))
+                pending.add(pool.submit(self.apply, layer, batch, fresh=fresh))
                 if len(pending) >= workers * 2:
                     done, pending = wait(pending, return_when=FIRST_COMPLETED)
                     total = _merge_results(total, done, on_done)
@@ -349,11 +381,21 @@ class FactStore:
     # -- the transaction ---------------------------------------------------------------
 
     def _apply_tx(
-        self, tx: Tx, batch: _Batch, count: int, explicit_tx: datetime | None
+        self,
+        tx: Tx,
+        batch: _Batch,
+        count: int,
+        explicit_tx: datetime | None,
+        *,
+        fresh: bool = False,
     ) -> WriteResult:
         stamp = explicit_tx or self._clock()
-        self._merge_and_lock(tx, batch, stamp)
-        current = self._read_current(tx, batch)
+        if fresh:
+            self._merge_fresh(tx, batch, stamp)
+            current: dict[tuple[str, ...], list[Version]] = {}
+        else:
+            self._merge_and_lock(tx, batch, stamp)
+            current = self._read_current(tx, batch)
         if explicit_tx is None:
             newest = [v.created_at for versions in current.values() for v in versions]
             stamp = max([stamp, *newest])
@@ -367,8 +409,17 @@ class FactStore:
             plan, same = self._plan_slot(current.get(edge_slot, []), edge_facts, stamp)
             plans[edge_slot] = plan
             unchanged += same
-        expired, closed, created = self._write(tx, batch, plans, stamp)
+        expired, closed, created = self._write(tx, plans, stamp, checked=not fresh)
         return WriteResult(count, created, expired, unchanged, stamp, closed)
+
+    def _merge_fresh(self, tx: Tx, batch: _Batch, stamp: datetime) -> None:
+        """Create-or-match the nodes of state facts, without taking locks."""
+        rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for (label, key), state_facts in batch.states.items():
+            if any(f.props is not None for f in state_facts):
+                rows[label].append({"key": key, "identity": dict(batch.identities[(label, key)])})
+        for label in sorted(rows):
+            tx.run(self._cypher(MERGE_FRESH, label=label), rows=rows[label], tx=to_wire(stamp))
 
     def _merge_and_lock(self, tx: Tx, batch: _Batch, stamp: datetime) -> None:
         merge_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -462,8 +513,20 @@ class FactStore:
         return plan, unchanged
 
     def _write(
-        self, tx: Tx, batch: _Batch, plans: Mapping[tuple[str, ...], Plan], stamp: datetime
+        self,
+        tx: Tx,
+        plans: Mapping[tuple[str, ...], Plan],
+        stamp: datetime,
+        *,
+        checked: bool = True,
     ) -> tuple[int, int, int]:
+        """Expire, close in place, then create; returns (expired, closed, created)."""
+        expired, closed = self._retire(tx, plans, stamp)
+        return expired, closed, self._create(tx, plans, checked=checked)
+
+    def _retire(
+        self, tx: Tx, plans: Mapping[tuple[str, ...], Plan], stamp: datetime
+    ) -> tuple[int, int]:
         refs = [v.ref for plan in plans.values() for v in plan.expire if v.ref is not None]
         if refs:
             row = tx.run_one(EXPIRE, refs=refs, tx=to_wire(stamp))
@@ -485,6 +548,9 @@ class FactStore:
                 raise TransientDatabaseError(
                     f"concurrent write: expected to close {len(closes)} versions, closed {done}"
                 )
+        return len(refs), len(closes)
+
+    def _create(self, tx: Tx, plans: Mapping[tuple[str, ...], Plan], *, checked: bool) -> int:
         state_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
         edge_rows: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
         copy_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -507,8 +573,16 @@ class FactStore:
         for label, rows in state_rows.items():
             tx.run(self._cypher(CREATE_STATE, label=label), rows=rows)
         for (rel, src_label, dst_label), rows in edge_rows.items():
-            tx.run(self._cypher(CREATE_EDGES, rel=rel, src=src_label, dst=dst_label), rows=rows)
-        return len(refs), len(closes), created
+            answer = tx.run_one(
+                self._cypher(CREATE_EDGES, rel=rel, src=src_label, dst=dst_label), rows=rows
+            )
+            made = int(answer["created"]) if answer else 0
+            if not checked and made != len(rows):
+                raise OntologyViolation(
+                    f"{len(rows) - made} {rel} edge(s) found no endpoint; nothing was written",
+                    rule="missing_endpoint",
+                )
+        return created
 
     def _cypher(self, template: str, **names: str) -> str:
         """Fill label and type slots after whitelisting them against the ontology."""

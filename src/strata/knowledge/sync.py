@@ -123,9 +123,10 @@ class KnowledgeSync:
         states, edges = self._facts(repo, commit.sha, commit.committed_at, requirements, decisions)
         previous = {row["scope"] for row in self.gateway.read(OPEN_KNOWLEDGE_SCOPES, repo=repo)}
         scopes = sorted(previous | {scope_of(repo, p) for p in present})
-        closing_states, closing_edges = self.store.closures(
+        closing = self.store.closures(
             "knowledge", scopes, [*states, *edges], at=commit.committed_at, repo=repo
         )
+        closing_states, closing_edges = closing.states, closing.edges
         writer = KnowledgeWriter(self.store)
         for batch in ([*states, *closing_states], [*edges, *closing_edges]):
             if batch:

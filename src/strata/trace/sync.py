@@ -199,7 +199,7 @@ class TraceSync:
         scopes |= {x.scope for x in settled}
         scopes |= self._open_scopes(repo)
         scopes -= refused  # a refused file writes nothing: its earlier links stay as they were
-        _, closing_edges = self.store.closures("trace", sorted(scopes), facts, at=at, repo=repo)
+        closing_edges = self.store.closures("trace", sorted(scopes), facts, at=at, repo=repo).edges
         batch = [*facts, *closing_edges]
         if batch:
             written = TraceWriter(self.store).write(batch)
