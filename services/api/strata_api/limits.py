@@ -12,6 +12,7 @@ Neo4j so the database aborts the transaction too.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -244,6 +245,30 @@ def operation_cost_errors(
     return errors
 
 
+_VALIDATED: OrderedDict[tuple[int, str], list[GraphQLError]] = OrderedDict()
+_VALIDATED_MAX = 1024
+
+
+def _validate_cached(ctx: Any) -> list[GraphQLError]:
+    """graphql-core validation of a document, remembered per schema and query text.
+
+    Validation depends only on the document and the schema's static rules
+    (depth, aliases, ...), so agents repeating the same queries pay it once;
+    the cost rule, which reads variables, still runs on every request.
+    """
+    key = (id(ctx.schema), ctx.query or "")
+    found = _VALIDATED.get(key)
+    if found is None:
+        found = list(validate_document(ctx.schema._schema, ctx.graphql_document,
+                                       ctx.validation_rules))
+        _VALIDATED[key] = found
+        if len(_VALIDATED) > _VALIDATED_MAX:
+            _VALIDATED.popitem(last=False)
+    else:
+        _VALIDATED.move_to_end(key)
+    return list(found)
+
+
 class CostLimiter(SchemaExtension):
     """Run validation, then the cost rule, so an expensive query never executes."""
 
@@ -254,7 +279,7 @@ class CostLimiter(SchemaExtension):
         ctx = self.execution_context
         if ctx.pre_execution_errors is None and ctx.graphql_document is not None:
             schema = ctx.schema._schema
-            errors = validate_document(schema, ctx.graphql_document, ctx.validation_rules)
+            errors = _validate_cached(ctx)
             if not errors:
                 errors = operation_cost_errors(
                     schema, ctx.graphql_document, ctx.variables, self.limits
