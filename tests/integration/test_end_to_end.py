@@ -7,10 +7,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
-import socket
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -28,7 +24,6 @@ from strata.registry import KeyRing, RepoRegistry
 from strata.security import ServerKeys
 from strata.settings import Settings
 from strata_workers.app import create_celery
-from tests.conftest import settings_env
 from tests.gitrepo import GitRepo
 
 SECRET = "end-to-end-webhook-secret-0123456789"
@@ -60,45 +55,9 @@ query($id: ID!, $asOf: AsOfInput) {
 JOB = "query($id: ID!) { job(id: $id) { state error progress } }"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
-def api_url(settings: Settings, gateway: Gateway, redis_server: RedisServer) -> Iterator[str]:
-    port = _free_port()
-    env = dict(os.environ, **settings_env(settings))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "strata_api.main:create",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+def api_url(api_process: tuple[str, Any]) -> str:
+    return api_process[0]
 
 
 @pytest.fixture

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 import redis
 
 from strata.devstack.neo4j import Neo4jServer
@@ -20,13 +15,6 @@ from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
 from strata.settings import Settings
 from strata_api.health import check_ready
-from tests.conftest import settings_env
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _readyz(base: str) -> httpx.Response:
@@ -44,43 +32,6 @@ def _wait_status(base: str, status: int, timeout: float) -> httpx.Response:
             if time.monotonic() > deadline:
                 raise
         time.sleep(0.3)
-
-
-@pytest.fixture
-def api_process(
-    settings: Settings, gateway: Gateway, redis_server: RedisServer
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = _free_port()
-    env = dict(os.environ, **settings_env(settings))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "strata_api.main:create",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        yield base, proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 class TestReadiness:

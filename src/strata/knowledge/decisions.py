@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
-from strata.knowledge.requirements import Finding
+from strata.findings import Finding
 
 DecisionStatus = Literal["proposed", "accepted", "superseded", "deprecated"]
 STATUSES: tuple[DecisionStatus, ...] = ("proposed", "accepted", "superseded", "deprecated")

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import yaml
 
+from strata.findings import Finding
+
 EarsPattern = Literal[
     "ubiquitous", "event", "state", "unwanted", "optional", "complex", "unclassified"
 ]
@@ -46,16 +48,6 @@ class Requirement:
     ears: EarsPattern
     checked: bool | None = None
     lint: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """A problem found while parsing: the file, line and rule."""
-
-    path: str
-    line: int
-    rule: str
-    message: str
 
 
 @dataclass(slots=True)

@@ -19,10 +19,11 @@ from typing import Any
 from strata.code.git import Git, TreeEntry
 from strata.code.select import skip_reason_for_path
 from strata.facts import EdgeFact, Fact, NodeRef, Source, StateFact
+from strata.findings import Finding, as_dicts
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
 from strata.knowledge.decisions import Decision, parse_decision
-from strata.knowledge.requirements import Finding, Requirement, check_duplicates, parse_file
+from strata.knowledge.requirements import Requirement, check_duplicates, parse_file
 from strata.writers import KnowledgeWriter
 
 MAX_BYTES = 1_000_000
@@ -53,11 +54,7 @@ class KnowledgeResult:
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__slots__ if k != "findings"}
-        out["findings"] = [
-            {"path": f.path, "line": f.line, "rule": f.rule, "message": f.message}
-            for f in self.findings[:200]
-        ]
-        return out
+        return {**out, "findings": as_dicts(self.findings)}
 
 
 def is_adr(path: str) -> bool:

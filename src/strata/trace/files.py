@@ -29,7 +29,8 @@ from typing import Any, Literal
 
 import yaml
 
-from strata.knowledge.requirements import REQ_ID, Finding
+from strata.findings import Finding
+from strata.knowledge.requirements import REQ_ID
 
 LinkKind = Literal["implemented_by", "affects", "verified_by", "constrains"]
 KINDS: dict[str, str] = {

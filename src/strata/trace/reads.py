@@ -14,7 +14,7 @@ _LINK = as_of_predicate("r")
 _STATE_PROPS = fact_projection("st")
 _LINK_PROPS = fact_projection("r")
 _TARGET_STATE = as_of_predicate("ts")
-_TARGET_PROPS = fact_projection("ts")
+_OTHER_PROPS = fact_projection("ts")
 
 REQUIREMENT = f"""
 MATCH (n:Requirement {{key: $key}})-[st:STATE]->(n)
@@ -39,7 +39,7 @@ WHERE type(r) IN $types AND {_LINK}
 OPTIONAL MATCH (t)-[ts:STATE]->(t)
 WHERE {_TARGET_STATE}
 RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
-       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state
+       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_OTHER_PROPS} AS target_state
 ORDER BY type, t.key
 LIMIT $first
 """
@@ -50,7 +50,7 @@ WHERE type(r) IN $types AND {_LINK}
 OPTIONAL MATCH (q)-[ts:STATE]->(q)
 WHERE {_TARGET_STATE}
 RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
-       labels(q)[0] AS source_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS source_state
+       labels(q)[0] AS source_label, {_LINK_PROPS} AS link, {_OTHER_PROPS} AS source_state
 ORDER BY type, q.key
 LIMIT $first
 """
@@ -169,25 +169,10 @@ class TraceReads:
         first: int = 100,
         timeout: float | None = None,
     ) -> list[LinkView]:
-        rows = self._gateway.read(
-            LINKS_FROM,
-            key=key,
-            types=types or LINK_TYPES,
-            first=first,
-            timeout=timeout,
-            **as_of.params(),
+        """Links leaving a requirement or decision, with their targets' states."""
+        return self._links(
+            LINKS_FROM, "target", key, as_of, types=types, first=first, timeout=timeout
         )
-        return [
-            LinkView(
-                r["type"],
-                r["source"]["key"],
-                r["target"]["key"],
-                r["target_label"],
-                decode_fact(r["link"]),
-                decode_fact(r["target_state"] or {}),
-            )
-            for r in rows
-        ]
 
     def links_into(
         self,
@@ -198,22 +183,33 @@ class TraceReads:
         first: int = 100,
         timeout: float | None = None,
     ) -> list[LinkView]:
+        """Links arriving at a symbol or requirement, with their sources' states."""
+        return self._links(
+            LINKS_INTO, "source", key, as_of, types=types, first=first, timeout=timeout
+        )
+
+    def _links(
+        self,
+        text: str,
+        other: str,
+        key: str,
+        as_of: AsOf,
+        *,
+        types: list[str] | None,
+        first: int,
+        timeout: float | None,
+    ) -> list[LinkView]:
         rows = self._gateway.read(
-            LINKS_INTO,
-            key=key,
-            types=types or LINK_TYPES,
-            first=first,
-            timeout=timeout,
-            **as_of.params(),
+            text, key=key, types=types or LINK_TYPES, first=first, timeout=timeout, **as_of.params()
         )
         return [
             LinkView(
                 r["type"],
                 r["source"]["key"],
                 r["target"]["key"],
-                r["source_label"],
+                r[f"{other}_label"],
                 decode_fact(r["link"]),
-                decode_fact(r["source_state"] or {}),
+                decode_fact(r[f"{other}_state"] or {}),
             )
             for r in rows
         ]

@@ -27,9 +27,9 @@ from typing import Any
 
 from strata.code.git import Git
 from strata.facts import EdgeFact, Fact, NodeRef, Source
+from strata.findings import Finding, as_dicts
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
-from strata.knowledge.requirements import Finding
 from strata.temporal import from_wire, native, to_wire
 from strata.trace.files import TraceLink, parse_trace
 from strata.writers import TraceWriter
@@ -116,11 +116,7 @@ class TraceResult:
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__slots__ if k != "findings"}
-        out["findings"] = [
-            {"path": f.path, "line": f.line, "rule": f.rule, "message": f.message}
-            for f in self.findings[:200]
-        ]
-        return out
+        return {**out, "findings": as_dicts(self.findings)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,6 +102,29 @@ links:
 """
 
 
+def shop_history(
+    tmp_path: Path, *, fabricated: bool, rename_tests: bool
+) -> tuple[GitRepo, list[str]]:
+    """Three commits: the code, then trace links and a superseding ADR, then a rename."""
+    repo = GitRepo(tmp_path / "shop")
+    repo.write("docs/requirements.md", REQUIREMENTS)
+    repo.write("app/__init__.py", "")
+    repo.write("app/orders.py", ORDERS)
+    repo.write("tests/test_orders.py", TESTS)
+    repo.write("docs/adr/0001-memory.md", ADR_1)
+    c1 = repo.commit("orders", C1)
+    repo.write("trace/orders.yml", trace_file(c1))
+    if fabricated:
+        repo.write("trace/fabricated.yml", FABRICATED)
+    repo.write("docs/adr/0002-neo4j.md", ADR_2)
+    c2 = repo.commit("trace orders", C2)
+    repo.write("app/orders.py", RENAMED)
+    if rename_tests:
+        repo.write("tests/test_orders.py", TESTS.replace("save_order", "persist_order"))
+    c3 = repo.commit("REQ-002: rename save_order to persist_order", C3)
+    return repo, [c1, c2, c3]
+
+
 @pytest.fixture(scope="module")
 def worker_app(settings: Settings, redis_server: RedisServer, gateway: Gateway) -> Iterator[Any]:
     app = create_celery(settings)
@@ -172,20 +195,7 @@ class TestStaleOnRename:
         unique: str,
     ) -> None:
         name = f"shop-{unique}"
-        repo = GitRepo(tmp_path / "shop")
-        repo.write("docs/requirements.md", REQUIREMENTS)
-        repo.write("app/__init__.py", "")
-        repo.write("app/orders.py", ORDERS)
-        repo.write("tests/test_orders.py", TESTS)
-        repo.write("docs/adr/0001-memory.md", ADR_1)
-        c1 = repo.commit("orders", C1)
-        repo.write("trace/orders.yml", trace_file(c1))
-        repo.write("trace/fabricated.yml", FABRICATED)
-        repo.write("docs/adr/0002-neo4j.md", ADR_2)
-        c2 = repo.commit("trace orders", C2)
-        repo.write("app/orders.py", RENAMED)
-        repo.write("tests/test_orders.py", TESTS.replace("save_order", "persist_order"))
-        c3 = repo.commit("REQ-002: rename save_order to persist_order", C3)
+        repo, (c1, c2, c3) = shop_history(tmp_path, fabricated=True, rename_tests=True)
 
         client = redis.Redis.from_url(settings.redis_url)
         jobs = JobStore(client)
@@ -303,18 +313,7 @@ class TestRebuild:
         from strata.rebuild import rebuild
 
         name = f"rebuild-{unique}"
-        repo = GitRepo(tmp_path / "shop")
-        repo.write("docs/requirements.md", REQUIREMENTS)
-        repo.write("app/__init__.py", "")
-        repo.write("app/orders.py", ORDERS)
-        repo.write("tests/test_orders.py", TESTS)
-        repo.write("docs/adr/0001-memory.md", ADR_1)
-        c1 = repo.commit("orders", C1)
-        repo.write("trace/orders.yml", trace_file(c1))
-        repo.write("docs/adr/0002-neo4j.md", ADR_2)
-        c2 = repo.commit("trace orders", C2)
-        repo.write("app/orders.py", RENAMED)
-        c3 = repo.commit("REQ-002: rename save_order to persist_order", C3)
+        repo, (c1, c2, c3) = shop_history(tmp_path, fabricated=False, rename_tests=False)
         client = redis.Redis.from_url(settings.redis_url)
         jobs = JobStore(client)
         RepoRegistry(gateway, ServerKeys(settings.secret_key.get_secret_value())).register(

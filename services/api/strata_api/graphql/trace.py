@@ -33,6 +33,25 @@ def _requirement_key(info: Info[Any, Any], repository: str, req_id: str) -> str:
     )
 
 
+async def _requirement_links(
+    info: Info[Any, Any],
+    repository: str,
+    requirement: str,
+    as_of: AsOfInput | None,
+    types: list[str] | None,
+) -> list[TraceLink]:
+    if not _principal(info).can_read(repository):
+        return []
+    links = await asyncio.to_thread(
+        _reads(info).links_from,
+        _requirement_key(info, repository, requirement),
+        AsOfInput.resolve(as_of),
+        types=types,
+        timeout=_timeout(info),
+    )
+    return [TraceLink.from_domain(v) for v in links]
+
+
 @strawberry.type
 class TraceQuery:
     @strawberry.field(description="One requirement, as of a moment.")
@@ -96,15 +115,7 @@ class TraceQuery:
         requirement: str,
         as_of: AsOfInput | None = None,
     ) -> list[TraceLink]:
-        if not _principal(info).can_read(repository):
-            return []
-        links = await asyncio.to_thread(
-            _reads(info).links_from,
-            _requirement_key(info, repository, requirement),
-            AsOfInput.resolve(as_of),
-            timeout=_timeout(info),
-        )
-        return [TraceLink.from_domain(v) for v in links]
+        return await _requirement_links(info, repository, requirement, as_of, None)
 
     @strawberry.field(description="The tests that verify a requirement.")
     async def tests_for(
@@ -114,16 +125,7 @@ class TraceQuery:
         requirement: str,
         as_of: AsOfInput | None = None,
     ) -> list[TraceLink]:
-        if not _principal(info).can_read(repository):
-            return []
-        links = await asyncio.to_thread(
-            _reads(info).links_from,
-            _requirement_key(info, repository, requirement),
-            AsOfInput.resolve(as_of),
-            types=["VERIFIED_BY"],
-            timeout=_timeout(info),
-        )
-        return [TraceLink.from_domain(v) for v in links]
+        return await _requirement_links(info, repository, requirement, as_of, ["VERIFIED_BY"])
 
     @strawberry.field(description="Decisions (ADRs) of a repository, as of a moment.")
     async def decisions(
