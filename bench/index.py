@@ -115,11 +115,18 @@ def one_file_change(repo: Path, round_no: int) -> str:
     """Append a function that calls existing ones to django/utils/text.py and commit."""
     target = repo / "django" / "utils" / "text.py"
     with target.open("a") as handle:
-        handle.write(f"\n\ndef bench_slug_{round_no}(value):\n"
-                     "    return slugify(capfirst(value))\n")
+        handle.write(
+            f"\n\ndef bench_slug_{round_no}(value):\n    return slugify(capfirst(value))\n"
+        )
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", f"add bench_slug_{round_no}",
-        when=T0 + timedelta(days=1 + round_no))
+    git(
+        repo,
+        "commit",
+        "-q",
+        "-m",
+        f"add bench_slug_{round_no}",
+        when=T0 + timedelta(days=1 + round_no),
+    )
     return git(repo, "rev-parse", "HEAD")
 
 
@@ -185,9 +192,11 @@ def main() -> None:
                 walls.append(time.perf_counter() - started)
             show("one-file reindex (last)", incremental)
             wall = statistics.median(walls)
-            print(f"one-file reindex: median {wall * 1000:.0f} ms of {ROUNDS} "
-                  f"(min {min(walls) * 1000:.0f}, max {max(walls) * 1000:.0f}), "
-                  f"{wall / seconds:.2%} of the full index")
+            print(
+                f"one-file reindex: median {wall * 1000:.0f} ms of {ROUNDS} "
+                f"(min {min(walls) * 1000:.0f}, max {max(walls) * 1000:.0f}), "
+                f"{wall / seconds:.2%} of the full index"
+            )
 
             again = time.perf_counter()
             repeat = indexer.index(Git(repo_path), name, "main", changed)

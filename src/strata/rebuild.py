@@ -78,7 +78,7 @@ def rebuild(
     if heads:
         first = git.resolve(heads[0])
         history = git.history(head)
-        commits = history[history.index(first):] if first in history else [head]
+        commits = history[history.index(first) :] if first in history else [head]
     result.dropped_labels = drop(gateway, ontology, repo)
     store = FactStore(gateway, ontology)
     knowledge = KnowledgeSync(store, gateway)
@@ -87,10 +87,16 @@ def rebuild(
     for sha in commits:
         code = indexer.index(git, repo, ref, sha)
         known = knowledge.sync(git, repo, sha)
-        links = trace.sync(git, repo, ref, sha, base=previous,
-                           changed_symbols=code.changed_symbols)
-        result.steps.append({"commit": sha, "code": code.mode, "requirements": known.requirements,
-                             "links": links.declared + links.proposed, "stale": links.stale})
+        links = trace.sync(git, repo, ref, sha, base=previous, changed_symbols=code.changed_symbols)
+        result.steps.append(
+            {
+                "commit": sha,
+                "code": code.mode,
+                "requirements": known.requirements,
+                "links": links.declared + links.proposed,
+                "stale": links.stale,
+            }
+        )
         previous = sha
     result.commits = commits
     result.seconds = round(time.perf_counter() - started, 3)

@@ -100,6 +100,27 @@ class Settings(BaseSettings):
     embedder: Literal["local", "openai"] = "local"
     embedder_base_url: str | None = None
     embedder_model: str | None = None
+    # "local": the GGUF model shipped in a package (or llm_model_path), run in
+    # process by llama-cpp; "openai": the OpenAI-compatible endpoint above.
+    llm_provider: Literal["local", "openai"] = "local"
+    llm_model_path: Path | None = None
+    llm_threads: int = Field(default=1, ge=1, le=64)
+    llm_context_tokens: int = Field(default=8192, ge=512, le=131_072)
+    llm_max_tokens: int = Field(default=1024, ge=16, le=32_768)
+    # One model call; a slower one fails the document (retried by the task).
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+    # How an OpenAI-compatible endpoint is asked for JSON: a schema (constrained
+    # decoding) or plain JSON mode, for servers without json_schema support.
+    llm_structured_output: Literal["json_schema", "json_object"] = "json_schema"
+    embedder_api_key: SecretStr | None = None
+    embedder_dimensions: int = Field(default=512, ge=8, le=8192)
+    # Which files of an indexed repository are unstructured documents.
+    knowledge_document_globs: list[str] = Field(
+        default_factory=lambda: ["docs/notes/**/*.md", "docs/design/**/*.md", "notes/**/*.md"]
+    )
+    knowledge_max_document_bytes: int = Field(default=100_000, ge=100)
+    # All model calls of one document together.
+    knowledge_document_timeout_s: float = Field(default=1800.0, gt=0)
 
     # Code layer
     mirrors_dir: Path = PROJECT_ROOT / "var" / "mirrors"

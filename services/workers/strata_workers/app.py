@@ -9,6 +9,7 @@ from strata.settings import Settings
 TASK_MODULES = (
     "strata_workers.tasks.ops",
     "strata_workers.tasks.code",
+    "strata_workers.tasks.knowledge",
     "strata_workers.tasks.knowledge_sync",
     "strata_workers.tasks.trace",
 )

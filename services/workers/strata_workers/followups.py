@@ -34,8 +34,10 @@ def send_followup(
         base=base,
         changed_symbols=changed_symbols[:MAX_CHANGED_SYMBOLS],
     )
-    ctx.jobs.create(task.removeprefix("strata."), repo, job_id=job.job_id,
-                    params={"ref": ref, "after": commit})
-    app.send_task(task, kwargs={"job": job.model_dump(mode="json")}, queue=queue,
-                  task_id=job.job_id)
+    ctx.jobs.create(
+        task.removeprefix("strata."), repo, job_id=job.job_id, params={"ref": ref, "after": commit}
+    )
+    app.send_task(
+        task, kwargs={"job": job.model_dump(mode="json")}, queue=queue, task_id=job.job_id
+    )
     return job.job_id

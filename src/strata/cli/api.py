@@ -37,7 +37,9 @@ def post(query: str, variables: dict[str, Any], *, url: str | None, api_key: str
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         response = httpx.post(
-            f"{base}/graphql", json={"query": query, "variables": variables}, headers=headers,
+            f"{base}/graphql",
+            json={"query": query, "variables": variables},
+            headers=headers,
             timeout=60,
         )
     except httpx.HTTPError as exc:
@@ -45,8 +47,10 @@ def post(query: str, variables: dict[str, Any], *, url: str | None, api_key: str
             f"cannot reach the API at {base}: {exc}", hint="start it with `strata up`"
         ) from exc
     if response.status_code == 401:
-        raise ApiError("the API refused the credentials (401)",
-                       hint="set STRATA_API_KEY to a key from `strata key create`")
+        raise ApiError(
+            "the API refused the credentials (401)",
+            hint="set STRATA_API_KEY to a key from `strata key create`",
+        )
     try:
         return response.json()
     except ValueError as exc:
@@ -79,22 +83,34 @@ def reindex(
     if answer.get("errors"):
         raise ApiError("; ".join(e.get("message", "?") for e in answer["errors"]))
     job = answer["data"]["reindex"]
-    console.print(f"job {job['id']} queued: {repository} {job['ref']} at {job['after'][:12]}",
-                  highlight=False)
+    console.print(
+        f"job {job['id']} queued: {repository} {job['ref']} at {job['after'][:12]}", highlight=False
+    )
     if not wait:
         return
     deadline = time.monotonic() + timeout
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
         task = bar.add_task("queued")
         while True:
             state = post(JOB, {"id": job["id"]}, url=url, api_key=api_key)["data"]["job"]
             state["state"] = str(state["state"]).lower()
             progress = state.get("progress") or {}
             phase = progress.get("phase", state["state"])
-            bar.update(task, description=f"{state['state']}: {phase} "
-                       + " ".join(f"{k}={v}" for k, v in progress.items()
-                                  if k in ("files", "written", "total", "facts")))
+            bar.update(
+                task,
+                description=f"{state['state']}: {phase} "
+                + " ".join(
+                    f"{k}={v}"
+                    for k, v in progress.items()
+                    if k in ("files", "written", "total", "facts")
+                ),
+            )
             if state["state"] in ("succeeded", "failed"):
                 break
             if time.monotonic() > deadline:

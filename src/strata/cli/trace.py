@@ -81,8 +81,10 @@ def check(
         err_console.print(f"[red]{len(problems)} problem(s)[/]")
         raise typer.Exit(1)
     counted = wanted if wanted is not None else {"all"}
-    say(f"[green]trace check passed[/] for {repo} ({report.requirements} requirements, "
-        f"scope: {', '.join(sorted(counted))})")
+    say(
+        f"[green]trace check passed[/] for {repo} ({report.requirements} requirements, "
+        f"scope: {', '.join(sorted(counted))})"
+    )
 
 
 def rebuild(
@@ -93,18 +95,27 @@ def rebuild(
     """Drop the repository's projection and replay it from git (documents are kept)."""
     s = settings()
     with Gateway.connect(s) as gateway:
-        registration = RepoRegistry(
-            gateway, ServerKeys(s.secret_key.get_secret_value())
-        ).get(repository)
+        registration = RepoRegistry(gateway, ServerKeys(s.secret_key.get_secret_value())).get(
+            repository
+        )
         if registration is None:
             raise NotFound(f"repository {repository!r} is not registered")
         if not yes:
             typer.confirm(f"drop and rebuild every fact of {repository}?", abort=True)
-        git = open_repository(registration.name, url=registration.url, path=registration.path,
-                              mirrors=s.mirrors_dir)
+        git = open_repository(
+            registration.name, url=registration.url, path=registration.path, mirrors=s.mirrors_dir
+        )
         ontology = load_ontology(s.ontology_dir)
         service = CodeService(s, gateway, ontology)
-        result = replay(gateway, ontology, service.indexer(), git, repo=repository,
-                        ref=ref or registration.default_branch)
-    say(f"[green]rebuilt[/] {repository}: {len(result.commits)} commit(s) replayed in "
-        f"{result.seconds:.1f}s")
+        result = replay(
+            gateway,
+            ontology,
+            service.indexer(),
+            git,
+            repo=repository,
+            ref=ref or registration.default_branch,
+        )
+    say(
+        f"[green]rebuilt[/] {repository}: {len(result.commits)} commit(s) replayed in "
+        f"{result.seconds:.1f}s"
+    )

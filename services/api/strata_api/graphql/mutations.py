@@ -6,6 +6,10 @@ registration's local path, or in the worker's mirror
 (``STRATA_MIRRORS_DIR/<name>``) when one exists; otherwise ``after`` is
 required. The job is a full index of that commit (no ``before``): the worker
 decides what actually changed.
+
+``ingestDocuments`` (write scope) queues ``strata.knowledge.ingest``: the
+repository's documents through the language model, at a commit resolved as for
+``reindex`` (docs/knowledge.md).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from strata.gitref import branch_ref, require_sha, resolve_commit
 from strata.registry import RepoRegistration
 from strata_api.graphql.context import Context
 from strata_api.graphql.jobs import Job
+from strata_api.graphql.knowledge import enqueue_ingest
 
 Info = strawberry.Info[Context, None]
 
@@ -137,3 +142,37 @@ class Mutation:
             timeout=context.remaining(),
         )
         return RepositoryRegistration.from_domain(reg)
+
+    # -- knowledge: documents through graphiti (opt-in: every ingest costs model calls) ----
+
+    @strawberry.mutation(
+        description="Queue the ingestion of a repository's documents (design and meeting "
+        "notes) through the language model. `paths` are globs (default: the server's "
+        "document globs); documents whose content is already ingested are skipped."
+    )
+    async def ingest_documents(
+        self,
+        info: Info,
+        repository: str,
+        paths: list[str] | None = None,
+        ref: str | None = None,
+        after: str | None = None,
+    ) -> Job:
+        context = info.context
+        context.principal.require("write", repository)
+        reg = await asyncio.to_thread(context.repos.get, repository, timeout=context.remaining())
+        if reg is None:
+            raise NotFound(f"repository {repository!r} is not registered", repo=repository)
+        full_ref, sha = await asyncio.to_thread(_resolve, context, reg, ref, after)
+        record = await asyncio.to_thread(
+            enqueue_ingest,
+            context.tasks,
+            context.jobs,
+            repo=reg.name,
+            ref=full_ref,
+            commit=sha,
+            paths=list(paths or []),
+            queue=context.settings.queue_knowledge,
+            source=f"graphql:{context.principal.key_id}",
+        )
+        return Job.from_domain(record)

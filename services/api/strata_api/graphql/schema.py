@@ -15,6 +15,7 @@ from strawberry.schema.config import StrawberryConfig
 from strata.settings import Settings
 from strata_api.graphql.code import CodeQuery
 from strata_api.graphql.jobs import JobQuery
+from strata_api.graphql.knowledge import KnowledgeQuery
 from strata_api.graphql.mutations import Mutation
 from strata_api.graphql.ops import OpsQuery
 from strata_api.graphql.trace import TraceQuery
@@ -22,7 +23,7 @@ from strata_api.limits import ExtensionFactory, Limits, hardening_extensions
 
 
 @strawberry.type
-class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery):
+class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery):
     """Every read of the API."""
 
 
