@@ -19,9 +19,11 @@ COPY src ./src
 COPY services ./services
 # Every dependency has a binary wheel for CPython 3.11 on manylinux, so no
 # compiler is needed; constraints.txt is the lock file. The pip cache lives in
-# a BuildKit cache mount, never in a layer.
+# a BuildKit cache mount, never in a layer. The image's knowledge worker talks to
+# an OpenAI-compatible endpoint (STRATA_LLM_PROVIDER=openai); the in-process
+# local model (`local-llm` extra) compiles llama.cpp and is left to local setups.
 RUN --mount=type=cache,target=/root/.cache/pip \
-    /opt/strata/bin/pip install --prefer-binary -c constraints.txt ".[api,workers]" \
+    /opt/strata/bin/pip install --prefer-binary -c constraints.txt ".[api,workers,knowledge]" \
  && /opt/strata/bin/pip uninstall -y pip
 
 # --- runtime: the virtualenv, git, tini and nothing to build with -------------

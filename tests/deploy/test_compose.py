@@ -290,7 +290,7 @@ class TestDockerfile:
 
     def test_installs_the_locked_project(self) -> None:
         runs = " ".join(arg for op, arg in self._instructions() if op == "RUN")
-        assert '-c constraints.txt ".[api,workers]"' in runs
+        assert '-c constraints.txt ".[api,workers,knowledge]"' in runs
 
     def test_final_stage_runs_as_a_non_root_user(self) -> None:
         users = [arg for op, arg in self._final_stage() if op == "USER"]

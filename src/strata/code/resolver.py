@@ -188,6 +188,12 @@ class Resolver:
         head = call.receiver.replace("::", ".")
         if head in SELF_RECEIVERS or head in SUPER_RECEIVERS:
             return self._resolve_own(path, call, through_bases=head in SUPER_RECEIVERS), False
+        first, _, rest = head.partition(".")
+        if first in SELF_RECEIVERS and rest and "." not in rest:
+            # self.Base.method(): an embedded (Go) or explicitly named base type.
+            hit = self._through_named_base(path, call, rest)
+            if hit is not None:
+                return hit, False
         hit, external = self._resolve_receiver(path, head, call)
         if hit is not None or external:
             return hit, external
@@ -216,6 +222,16 @@ class Resolver:
         if isinstance(bound, ModuleTarget) and bound.external:
             return None, True
         return self._name_only(call.name), False
+
+    def _through_named_base(self, path: str, call: CallSite, base_name: str) -> _Hit | None:
+        own = self._owner_class(path, call.caller)
+        if own is None:
+            return None
+        for base in self.bases(own):
+            if base.qualname.rsplit(".", 1)[-1] == base_name:
+                hit = self.member(base, call.name)
+                return _Hit(hit.target, "hierarchy") if hit is not None else None
+        return None
 
     def _resolve_own(self, path: str, call: CallSite, *, through_bases: bool) -> _Hit | None:
         """``self.name(...)`` on the caller's class, or ``super().name(...)`` on its bases."""

@@ -358,7 +358,8 @@ def _load_model(path: Path, *, threads: int, context: int) -> _LoadedModel:
             except ImportError as exc:
                 raise ConfigError(
                     "llama-cpp-python is not installed",
-                    hint="run scripts/bootstrap (the `knowledge` extra)",
+                    hint="install the `local-llm` extra, or set STRATA_LLM_PROVIDER=openai "
+                    "with an OpenAI-compatible endpoint",
                 ) from exc
             llama = Llama(
                 model_path=str(path),
