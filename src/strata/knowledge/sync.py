@@ -31,10 +31,12 @@ ADR_DIRS = frozenset({"adr", "adrs", "decisions", "decision-records", "architect
 _HINT = re.compile(rb"REQ-\d{3,6}\s*:")
 
 OPEN_KNOWLEDGE_SCOPES = """
-MATCH (n)
-WHERE (n:Requirement OR n:Decision) AND n.repo = $repo
-MATCH (n)-[r:STATE]->(n)
-WHERE r.expired_at IS NULL AND r.invalid_at IS NULL AND r.scope IS NOT NULL
+MATCH (n:Requirement)-[r:STATE]->(n)
+WHERE n.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL AND r.scope IS NOT NULL
+RETURN DISTINCT r.scope AS scope
+UNION
+MATCH (n:Decision)-[r:STATE]->(n)
+WHERE n.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL AND r.scope IS NOT NULL
 RETURN DISTINCT r.scope AS scope
 """
 

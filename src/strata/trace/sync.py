@@ -444,6 +444,7 @@ class TraceSync:
             and alive[x.dst.key].get("test_framework")
         }
         head = git.resolve(sha)
+        merged_cache: dict[str, bool] = {}
         settled: list[_Link] = []
         for link in links:
             props = dict(link.props)
@@ -462,9 +463,10 @@ class TraceSync:
                 valid_at = max(valid_at, from_wire(gone_at) if gone_at else at)
                 result.stale += 1
             elif props.get("status") == "VALIDATED" and link.rel in ("IMPLEMENTED_BY", "AFFECTS"):
-                merged = git.has_commit(str(props["commit"])) and git.is_ancestor(
-                    str(props["commit"]), head
-                )
+                commit = str(props["commit"])
+                if commit not in merged_cache:
+                    merged_cache[commit] = git.has_commit(commit) and git.is_ancestor(commit, head)
+                merged = merged_cache[commit]
                 if not (merged and link.src.key in verified):
                     props["status"] = "PROPOSED"
                     why = "not merged into the ref" if not merged else "no verifying test exists"
