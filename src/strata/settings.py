@@ -61,7 +61,6 @@ class Settings(BaseSettings):
 
     # API
     secret_key: SecretStr = SecretStr(DEV_SECRET_KEY)
-    api_keys_file: Path | None = None
     jwt_issuer: str | None = None
     jwt_audience: str | None = None
     jwt_public_key: SecretStr | None = None
