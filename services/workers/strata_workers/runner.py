@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -62,3 +63,21 @@ def repository_lock(ctx: WorkerContext, key: str, what: str) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def throttled_progress(
+    ctx: WorkerContext, job_id: str, every_s: float, *, always: tuple[str, ...] = ("done",)
+) -> Callable[[str, dict[str, Any]], None]:
+    """A progress callback that writes the job record at most every ``every_s`` seconds
+    (phases in ``always`` are written at once); only plain counters are kept."""
+    last = 0.0
+
+    def report(phase: str, counters: dict[str, Any]) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if phase in always or now - last >= every_s:
+            last = now
+            numbers = {k: v for k, v in counters.items() if isinstance(v, int | float | str)}
+            ctx.jobs.progress(job_id, phase=phase, **numbers)
+
+    return report

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from celery import shared_task
 
 from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ReindexJob, parse_job
-from strata_workers.context import WorkerContext
 from strata_workers.followups import send_followup
-from strata_workers.runner import RETRY, job_run, registered_repository, repository_lock
+from strata_workers.runner import (
+    RETRY,
+    job_run,
+    registered_repository,
+    repository_lock,
+    throttled_progress,
+)
 
 PROGRESS_EVERY_S = 0.5
 
@@ -23,9 +27,9 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
         registration, git = registered_repository(ctx, parsed.repo)
         ref = parsed.ref.removeprefix("refs/heads/")
         with repository_lock(ctx, f"code:{parsed.repo}:{ref}", f"reindex of {parsed.repo}/{ref}"):
-            result = ctx.code.indexer(_progress(ctx, parsed.job_id)).index(
-                git, parsed.repo, ref, parsed.after
-            )
+            result = ctx.code.indexer(
+                throttled_progress(ctx, parsed.job_id, PROGRESS_EVERY_S)
+            ).index(git, parsed.repo, ref, parsed.after)
     summary = result.as_dict()
     if result.mode != "unchanged" and ref == registration.default_branch:
         # Requirements, decisions and trace links follow the default branch only.
@@ -42,17 +46,3 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
         )
     ctx.jobs.succeed(parsed.job_id, summary)
     return summary
-
-
-def _progress(ctx: WorkerContext, job_id: str) -> Any:
-    last = 0.0
-
-    def report(phase: str, counters: dict[str, Any]) -> None:
-        nonlocal last
-        now = time.monotonic()
-        if phase == "done" or now - last >= PROGRESS_EVERY_S:
-            last = now
-            numbers = {k: v for k, v in counters.items() if isinstance(v, int | float | str)}
-            ctx.jobs.progress(job_id, phase=phase, **numbers)
-
-    return report

@@ -11,20 +11,18 @@ output) fails the job with the reason per document, after the others are done.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from celery import shared_task
 
-from strata.code.mirror import open_repository
-from strata.errors import ConfigError, DatabaseUnavailable, NotFound, StrataError
+from strata.errors import ConfigError, StrataError
 from strata.jobs import KNOWLEDGE_INGEST, IngestJob, parse_job
 from strata_workers.context import WorkerContext, worker_context
+from strata_workers.runner import registered_repository, repository_lock, throttled_progress
 
 if TYPE_CHECKING:  # imported lazily at run time: the extra may be missing on this worker
     from strata.knowledge.ingest import IngestSummary
 
-LOCK_TIMEOUT_S = 3600
 PROGRESS_EVERY_S = 1.0
 MAX_RETRIES = 5
 BACKOFF_S = 30
@@ -81,22 +79,9 @@ def _run(ctx: WorkerContext, parsed: IngestJob) -> IngestSummary:
             f"document ingestion needs the `knowledge` extra: {exc}",
             hint="install strata[knowledge] on the knowledge workers",
         ) from exc
-    registration = ctx.registry.get(parsed.repo)
-    if registration is None:
-        raise NotFound(f"repository {parsed.repo!r} is not registered")
-    git = open_repository(
-        registration.name,
-        url=registration.url,
-        path=registration.path,
-        mirrors=ctx.settings.mirrors_dir,
-    )
+    _, git = registered_repository(ctx, parsed.repo)
     # graphiti wants one partition's episodes added one at a time.
-    lock = ctx.redis.lock(
-        f"strata:lock:knowledge:{parsed.repo}", timeout=LOCK_TIMEOUT_S, blocking_timeout=600
-    )
-    if not lock.acquire():
-        raise DatabaseUnavailable(f"another document ingest of {parsed.repo} is still running")
-    try:
+    with repository_lock(ctx, f"knowledge:{parsed.repo}", f"document ingest of {parsed.repo}"):
         return ingest_documents(
             ctx.settings,
             ctx.gateway,
@@ -105,20 +90,7 @@ def _run(ctx: WorkerContext, parsed: IngestJob) -> IngestSummary:
             repo=parsed.repo,
             commit=parsed.commit,
             globs=parsed.paths or None,
-            progress=_progress(ctx, parsed.job_id),
+            progress=throttled_progress(
+                ctx, parsed.job_id, PROGRESS_EVERY_S, always=("selected", "done")
+            ),
         )
-    finally:
-        lock.release()
-
-
-def _progress(ctx: WorkerContext, job_id: str) -> Any:
-    last = 0.0
-
-    def report(phase: str, counters: dict[str, Any]) -> None:
-        nonlocal last
-        now = time.monotonic()
-        if phase in ("selected", "done") or now - last >= PROGRESS_EVERY_S:
-            last = now
-            ctx.jobs.progress(job_id, phase=phase, **counters)
-
-    return report
