@@ -57,12 +57,17 @@ REPO_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 ZERO_SHAS = frozenset({"0" * 40, "0" * 64})
 
 
-class ReindexJob(Job):
-    """Reindex ``repo`` at ``ref`` from ``before`` (None: full index) to ``after``."""
+class RepoJob(Job):
+    """A job on one repository and ref; its id is also the Celery task id."""
 
     job_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
     repo: str = Field(pattern=REPO_NAME_PATTERN)
     ref: str = Field(min_length=1, max_length=255)
+
+
+class ReindexJob(RepoJob):
+    """Reindex ``repo`` at ``ref`` from ``before`` (None: full index) to ``after``."""
+
     after: str = Field(pattern=SHA_PATTERN)
     before: str | None = Field(default=None, pattern=SHA_PATTERN)
     delivery: str | None = Field(default=None, max_length=200)
@@ -73,12 +78,9 @@ KNOWLEDGE_SYNC: Final = "strata.knowledge.sync"
 MAX_CHANGED_SYMBOLS = 5000
 
 
-class FollowUpJob(Job):
+class FollowUpJob(RepoJob):
     """After a reindex: sync requirements/decisions, then settle trace links, at ``commit``."""
 
-    job_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
-    repo: str = Field(pattern=REPO_NAME_PATTERN)
-    ref: str = Field(min_length=1, max_length=255)
     commit: str = Field(pattern=SHA_PATTERN)
     base: str | None = Field(default=None, pattern=SHA_PATTERN)
     changed_symbols: list[str] = Field(default_factory=list, max_length=MAX_CHANGED_SYMBOLS)
@@ -89,12 +91,9 @@ class FollowUpJob(Job):
 MAX_INGEST_PATHS = 50
 
 
-class IngestJob(Job):
+class IngestJob(RepoJob):
     """Ingest the documents of ``repo`` at ``commit`` (``paths``: globs; empty: the settings')."""
 
-    job_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
-    repo: str = Field(pattern=REPO_NAME_PATTERN)
-    ref: str = Field(min_length=1, max_length=255)
     commit: str = Field(pattern=SHA_PATTERN)
     paths: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
         default_factory=list, max_length=MAX_INGEST_PATHS

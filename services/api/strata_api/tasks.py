@@ -14,11 +14,17 @@ import redis
 from celery import Celery
 
 from strata.errors import StrataError
-from strata.jobs import CODE_REINDEX, Job, ReindexJob, parse_job
+from strata.jobs import (
+    CODE_REINDEX,
+    KNOWLEDGE_INGEST,
+    IngestJob,
+    Job,
+    ReindexJob,
+    RepoJob,
+    parse_job,
+)
 from strata.jobstore import JobRecord, JobStore, new_job_id
 from strata.settings import Settings
-
-REINDEX_KIND = "code.reindex"
 
 
 class QueueUnavailable(StrataError):
@@ -85,15 +91,48 @@ class TaskSender:
             },
         )
         params = payload.model_dump(mode="json", exclude={"job_id", "repo"}) | {"source": source}
+        return self._enqueue(
+            jobs, CODE_REINDEX, payload, queue=self._settings.queue_code, params=params
+        )
+
+    def ingest(
+        self,
+        jobs: JobStore,
+        *,
+        repo: str,
+        ref: str,
+        commit: str,
+        paths: list[str],
+        source: str,
+    ) -> JobRecord:
+        """Record and send one ``strata.knowledge.ingest`` job (blocking; run in a thread)."""
+        job_id = new_job_id()
+        payload = parse_job(
+            IngestJob,
+            {"job_id": job_id, "repo": repo, "ref": ref, "commit": commit, "paths": paths},
+        )
+        params = {"ref": ref, "after": commit, "paths": paths, "source": source}
+        return self._enqueue(
+            jobs, KNOWLEDGE_INGEST, payload, queue=self._settings.queue_knowledge, params=params
+        )
+
+    def _enqueue(
+        self, jobs: JobStore, task: str, payload: RepoJob, *, queue: str, params: dict[str, Any]
+    ) -> JobRecord:
+        """Record the job, then send it with the same id; a refused send fails the record."""
         try:
-            record = jobs.create(REINDEX_KIND, repo, job_id=job_id, params=params)
+            record = jobs.create(
+                task.removeprefix("strata."), payload.repo, job_id=payload.job_id, params=params
+            )
         except redis.RedisError as exc:
             raise QueueUnavailable("the job store is unavailable; nothing was enqueued") from exc
         try:
-            self.send(CODE_REINDEX, payload, queue=self._settings.queue_code, task_id=job_id)
+            self.send(task, payload, queue=queue, task_id=payload.job_id)
         except Exception as exc:  # kombu/redis raise many types; all mean "not queued"
             with contextlib.suppress(redis.RedisError):
-                jobs.fail(job_id, {"code": QueueUnavailable.code, "message": "could not enqueue"})
+                jobs.fail(
+                    payload.job_id, {"code": QueueUnavailable.code, "message": "could not enqueue"}
+                )
             raise QueueUnavailable(
                 "the task queue is unavailable; nothing was enqueued", hint="retry later"
             ) from exc

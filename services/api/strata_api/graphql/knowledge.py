@@ -11,22 +11,16 @@ knowledge queue. Neither imports graphiti: the API runs without the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from datetime import datetime
 from typing import Any
 
-import redis
 import strawberry
 from strawberry.types import Info
 
-from strata.jobs import KNOWLEDGE_INGEST, IngestJob, parse_job
-from strata.jobstore import JobRecord, JobStore, new_job_id
 from strata.knowledge.facts import FactView, search_facts
 from strata_api.graphql.code import _page, _principal, _timeout
 from strata_api.graphql.types.asof import AsOfInput
-from strata_api.tasks import QueueUnavailable, TaskSender
 
-INGEST_KIND = "knowledge.ingest"
 MAX_QUERY_CHARS = 500
 
 
@@ -98,34 +92,3 @@ class KnowledgeQuery:
         )
         return [Fact.from_domain(v) for v in views]
 
-
-def enqueue_ingest(
-    sender: TaskSender,
-    jobs: JobStore,
-    *,
-    repo: str,
-    ref: str,
-    commit: str,
-    paths: list[str],
-    queue: str,
-    source: str,
-) -> JobRecord:
-    """Record and send one ``strata.knowledge.ingest`` job (blocking; run in a thread)."""
-    job_id = new_job_id()
-    payload = parse_job(
-        IngestJob, {"job_id": job_id, "repo": repo, "ref": ref, "commit": commit, "paths": paths}
-    )
-    params = {"ref": ref, "after": commit, "paths": paths, "source": source}
-    try:
-        record = jobs.create(INGEST_KIND, repo, job_id=job_id, params=params)
-    except redis.RedisError as exc:
-        raise QueueUnavailable("the job store is unavailable; nothing was enqueued") from exc
-    try:
-        sender.send(KNOWLEDGE_INGEST, payload, queue=queue, task_id=job_id)
-    except Exception as exc:  # kombu/redis raise many types; all mean "not queued"
-        with contextlib.suppress(redis.RedisError):
-            jobs.fail(job_id, {"code": QueueUnavailable.code, "message": "could not enqueue"})
-        raise QueueUnavailable(
-            "the task queue is unavailable; nothing was enqueued", hint="retry later"
-        ) from exc
-    return record

@@ -26,7 +26,6 @@ from strata.gitref import branch_ref, require_sha, resolve_commit
 from strata.registry import RepoRegistration
 from strata_api.graphql.context import Context
 from strata_api.graphql.jobs import Job
-from strata_api.graphql.knowledge import enqueue_ingest
 
 Info = strawberry.Info[Context, None]
 
@@ -90,6 +89,18 @@ def _resolve(
     return full_ref, resolve_commit(clone, full_ref)
 
 
+async def _target(
+    context: Context, repository: str, ref: str | None, after: str | None
+) -> tuple[RepoRegistration, str, str]:
+    """A repository the caller may write, its full ref and the commit to work on."""
+    context.principal.require("write", repository)
+    reg = await asyncio.to_thread(context.repos.get, repository, timeout=context.remaining())
+    if reg is None:
+        raise NotFound(f"repository {repository!r} is not registered", repo=repository)
+    full_ref, sha = await asyncio.to_thread(_resolve, context, reg, ref, after)
+    return reg, full_ref, sha
+
+
 @strawberry.type
 class Mutation:
     @strawberry.mutation(description="Queue a reindex of a repository you may write.")
@@ -101,11 +112,7 @@ class Mutation:
         after: str | None = None,
     ) -> Job:
         context = info.context
-        context.principal.require("write", repository)
-        reg = await asyncio.to_thread(context.repos.get, repository, timeout=context.remaining())
-        if reg is None:
-            raise NotFound(f"repository {repository!r} is not registered", repo=repository)
-        full_ref, sha = await asyncio.to_thread(_resolve, context, reg, ref, after)
+        reg, full_ref, sha = await _target(context, repository, ref, after)
         record = await asyncio.to_thread(
             context.tasks.reindex,
             context.jobs,
@@ -159,20 +166,14 @@ class Mutation:
         after: str | None = None,
     ) -> Job:
         context = info.context
-        context.principal.require("write", repository)
-        reg = await asyncio.to_thread(context.repos.get, repository, timeout=context.remaining())
-        if reg is None:
-            raise NotFound(f"repository {repository!r} is not registered", repo=repository)
-        full_ref, sha = await asyncio.to_thread(_resolve, context, reg, ref, after)
+        reg, full_ref, sha = await _target(context, repository, ref, after)
         record = await asyncio.to_thread(
-            enqueue_ingest,
-            context.tasks,
+            context.tasks.ingest,
             context.jobs,
             repo=reg.name,
             ref=full_ref,
             commit=sha,
             paths=list(paths or []),
-            queue=context.settings.queue_knowledge,
             source=f"graphql:{context.principal.key_id}",
         )
         return Job.from_domain(record)
