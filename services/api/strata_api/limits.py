@@ -90,7 +90,7 @@ def hardening_extensions(limits: Limits) -> list[ExtensionFactory]:
         partial(MaxTokensLimiter, max_token_count=limits.max_tokens),
         partial(QueryDepthLimiter, max_depth=limits.max_depth),
         partial(MaxAliasesLimiter, max_alias_count=limits.max_aliases),
-        partial(CostLimiter, limits=limits),
+        partial(CostLimiter, limits=limits, cache=ValidationCache()),
     ]
     if not limits.development:
         factories.insert(1, DisableIntrospection)
@@ -245,41 +245,47 @@ def operation_cost_errors(
     return errors
 
 
-_VALIDATED: OrderedDict[tuple[int, str], list[GraphQLError]] = OrderedDict()
-_VALIDATED_MAX = 1024
-
-
-def _validate_cached(ctx: Any) -> list[GraphQLError]:
-    """graphql-core validation of a document, remembered per schema and query text.
+class ValidationCache:
+    """graphql-core validation results of one schema build, remembered per query text.
 
     Validation depends only on the document and the schema's static rules
     (depth, aliases, ...), so agents repeating the same queries pay it once;
-    the cost rule, which reads variables, still runs on every request.
+    the cost rule, which reads variables, still runs on every request. One
+    cache belongs to one :func:`hardening_extensions` call, hence to one schema
+    and one set of limits.
     """
-    key = (id(ctx.schema), ctx.query or "")
-    found = _VALIDATED.get(key)
-    if found is None:
-        found = list(validate_document(ctx.schema._schema, ctx.graphql_document,
-                                       ctx.validation_rules))
-        _VALIDATED[key] = found
-        if len(_VALIDATED) > _VALIDATED_MAX:
-            _VALIDATED.popitem(last=False)
-    else:
-        _VALIDATED.move_to_end(key)
-    return list(found)
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._found: OrderedDict[str, list[GraphQLError]] = OrderedDict()
+
+    def validate(self, ctx: Any) -> list[GraphQLError]:
+        key = ctx.query or ""
+        found = self._found.get(key)
+        if found is None:
+            found = list(
+                validate_document(ctx.schema._schema, ctx.graphql_document, ctx.validation_rules)
+            )
+            self._found[key] = found
+            if len(self._found) > self._size:
+                self._found.popitem(last=False)
+        else:
+            self._found.move_to_end(key)
+        return list(found)
 
 
 class CostLimiter(SchemaExtension):
     """Run validation, then the cost rule, so an expensive query never executes."""
 
-    def __init__(self, *, limits: Limits) -> None:
+    def __init__(self, *, limits: Limits, cache: ValidationCache) -> None:
         self.limits = limits
+        self.cache = cache
 
     def on_validate(self) -> Iterator[None]:
         ctx = self.execution_context
         if ctx.pre_execution_errors is None and ctx.graphql_document is not None:
             schema = ctx.schema._schema
-            errors = _validate_cached(ctx)
+            errors = self.cache.validate(ctx)
             if not errors:
                 errors = operation_cost_errors(
                     schema, ctx.graphql_document, ctx.variables, self.limits
