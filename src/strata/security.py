@@ -293,9 +293,6 @@ class Principal:
         """The repositories this caller may read (possibly every one, possibly none)."""
         return self._repo_set() if self.has_scope("read") else _NOTHING
 
-    def writable_repos(self) -> RepoSet:
-        return self._repo_set() if self.has_scope("write") else _NOTHING
-
     def visible(self, items: Iterable[T], repo_of: Callable[[T], str]) -> list[T]:
         """The items whose repository this caller may read, in their order."""
         readable = self.readable_repos()

@@ -27,7 +27,7 @@ class LayerWriter:
         """A node reference by its identity (the key is composed by the ontology)."""
         return NodeRef(label, node_key(self._store.ontology, label, identity))
 
-    # Convenience constructors for the three operations on one slot.
+    # Asserted facts; closing ones come from StateFact.closing and FactStore.closures.
 
     def assert_state(
         self,
@@ -42,27 +42,6 @@ class LayerWriter:
     ) -> StateFact:
         return StateFact(
             label, identity, props, valid_at, invalid_at, "assert", source or Source(), scope
-        )
-
-    def invalidate_state(
-        self, label: str, identity: Mapping[str, Any], *, at: datetime, source: Source | None = None
-    ) -> StateFact:
-        """The entity stops existing (valid time closes) at ``at``."""
-        return StateFact(label, identity, None, at, None, "invalidate", source or Source())
-
-    def correct_state(
-        self,
-        label: str,
-        identity: Mapping[str, Any],
-        props: Mapping[str, Any] | None,
-        *,
-        valid_at: datetime,
-        invalid_at: datetime | None = None,
-        source: Source | None = None,
-    ) -> StateFact:
-        """Strata was wrong about [valid_at, invalid_at): record what is right instead."""
-        return StateFact(
-            label, identity, props, valid_at, invalid_at, "correct", source or Source()
         )
 
     def assert_edge(
@@ -91,34 +70,6 @@ class LayerWriter:
             scope,
         )
 
-    def invalidate_edge(
-        self, rel_type: str, src: NodeRef, dst: NodeRef, *, repo: str, at: datetime
-    ) -> EdgeFact:
-        return EdgeFact(rel_type, src, dst, repo, None, at, None, "invalidate")
-
-    def correct_edge(
-        self,
-        rel_type: str,
-        src: NodeRef,
-        dst: NodeRef,
-        props: Mapping[str, Any] | None,
-        *,
-        repo: str,
-        valid_at: datetime,
-        invalid_at: datetime | None = None,
-        source: Source | None = None,
-    ) -> EdgeFact:
-        return EdgeFact(
-            rel_type,
-            src,
-            dst,
-            repo,
-            None if props is None else dict(props),
-            valid_at,
-            invalid_at,
-            "correct",
-            source or Source(),
-        )
 
 
 class CodeWriter(LayerWriter):
