@@ -17,7 +17,10 @@ from typing import Any
 import httpx
 import pytest
 from celery.contrib.testing.worker import start_worker
+from typer.testing import CliRunner
 
+from strata.cli.api import ApiError
+from strata.cli.main import app
 from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
 from strata.registry import KeyRing, RepoRegistry
@@ -170,3 +173,43 @@ class TestPushToAnswer:
             api_url, token, CALLERS, {"id": tax, "asOf": {"validAt": "2025-06-05T00:00:00Z"}}
         )["callers"]
         assert [c["qualifiedName"] for c in before] == ["app.pricing.total"]
+
+
+class TestReindexCommand:
+    """`strata reindex` queues through the API, follows the job, and reports the result."""
+
+    def test_follows_the_job_to_the_end(
+        self,
+        api_url: str,
+        worker: Any,
+        settings: Settings,
+        gateway: Gateway,
+        tmp_path: Path,
+        unique: str,
+    ) -> None:
+        name = f"cli-{unique}"
+        repo = GitRepo(tmp_path / name)
+        repo.write("app/__init__.py", "")
+        repo.write("app/pricing.py", PRICING)
+        c1 = repo.commit("pricing", C1)
+        keys = ServerKeys(settings.secret_key.get_secret_value())
+        RepoRegistry(gateway, keys).register(
+            name=name, provider="github", secret=SECRET, path=str(repo.path)
+        )
+        _, token = KeyRing(gateway, keys).create(scopes=["read", "write"], repos=[name])
+        cli = CliRunner()
+
+        done = cli.invoke(app, ["reindex", name, "--url", api_url, "--api-key", token])
+        assert done.exit_code == 0, done.output
+        said = " ".join(done.output.split())  # rich wraps at the runner's 80 columns
+        assert f"queued: {name} refs/heads/main at {c1[:12]}" in said
+        assert f"indexed {name}: 2/2 files, 2 symbols" in said
+        tax = f"{name}|main|app/pricing.py|tax"
+        assert gql(api_url, token, CALLERS, {"id": tax})["callers"] == [
+            {"qualifiedName": "app.pricing.total", "line": 6, "resolution": "local"}
+        ]
+
+        refused = cli.invoke(app, ["reindex", f"{name}-nope", "--url", api_url, "--api-key", token])
+        assert refused.exit_code != 0
+        assert isinstance(refused.exception, ApiError)
+        assert "lacks the 'write' scope" in str(refused.exception)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -79,15 +80,58 @@ def reindex(
     api_key: str | None = API_KEY,
 ) -> None:
     """Ask the code worker to index a repository (through the API) and follow the job."""
-    answer = post(REINDEX, {"repository": repository, "ref": ref}, url=url, api_key=api_key)
-    if answer.get("errors"):
-        raise ApiError("; ".join(e.get("message", "?") for e in answer["errors"]))
-    job = answer["data"]["reindex"]
+    job = mutate(
+        REINDEX, {"repository": repository, "ref": ref}, "reindex", url=url, api_key=api_key
+    )
     console.print(
         f"job {job['id']} queued: {repository} {job['ref']} at {job['after'][:12]}", highlight=False
     )
     if not wait:
         return
+    state = follow_job(
+        job["id"], timeout=timeout, every_s=0.5, describe=_describe, url=url, api_key=api_key
+    )
+    p = state.get("progress") or {}
+    console.print(
+        f"[green]indexed[/] {repository}: {p.get('files_written', '?')}/{p.get('files_total', '?')}"
+        f" files, {p.get('symbols', '?')} symbols, {p.get('facts', '?')} facts",
+        highlight=False,
+    )
+
+
+def _describe(state: dict[str, Any]) -> str:
+    progress = state.get("progress") or {}
+    phase = progress.get("phase", state["state"])
+    counters = " ".join(
+        f"{k}={v}" for k, v in progress.items() if k in ("files", "written", "total", "facts")
+    )
+    return f"{state['state']}: {phase} {counters}"
+
+
+def mutate(
+    query: str, variables: dict[str, Any], field: str, *, url: str | None, api_key: str | None
+) -> Any:
+    """Send one mutation; its ``field`` of the answer (GraphQL errors raise ApiError)."""
+    answer = post(query, variables, url=url, api_key=api_key)
+    if answer.get("errors"):
+        raise ApiError("; ".join(e.get("message", "?") for e in answer["errors"]))
+    return answer["data"][field]
+
+
+def follow_job(
+    job_id: str,
+    *,
+    timeout: float,
+    every_s: float,
+    url: str | None,
+    api_key: str | None,
+    describe: Callable[[dict[str, Any]], str] | None = None,
+) -> dict[str, Any]:
+    """Poll ``job(id)`` until it ends; the succeeded job's record (its ``state`` lower-case).
+
+    ``describe`` (if given) drives a spinner with the job's progress. A failed job
+    prints its error and exits 1; a job still running after ``timeout`` is an ApiError.
+    """
     deadline = time.monotonic() + timeout
     with Progress(
         SpinnerColumn(),
@@ -95,34 +139,21 @@ def reindex(
         TimeElapsedColumn(),
         console=console,
         transient=True,
+        disable=describe is None,
     ) as bar:
         task = bar.add_task("queued")
         while True:
-            state = post(JOB, {"id": job["id"]}, url=url, api_key=api_key)["data"]["job"]
+            state = post(JOB, {"id": job_id}, url=url, api_key=api_key)["data"]["job"]
             state["state"] = str(state["state"]).lower()
-            progress = state.get("progress") or {}
-            phase = progress.get("phase", state["state"])
-            bar.update(
-                task,
-                description=f"{state['state']}: {phase} "
-                + " ".join(
-                    f"{k}={v}"
-                    for k, v in progress.items()
-                    if k in ("files", "written", "total", "facts")
-                ),
-            )
+            if describe is not None:
+                bar.update(task, description=describe(state))
             if state["state"] in ("succeeded", "failed"):
                 break
             if time.monotonic() > deadline:
-                raise ApiError(f"job {job['id']} still {state['state']} after {timeout:.0f}s")
-            time.sleep(0.5)
+                raise ApiError(f"job {job_id} still {state['state']} after {timeout:.0f}s")
+            time.sleep(every_s)
     if state["state"] == "failed":
         error = state.get("error") or {}
         err_console.print(f"[red]job failed:[/] {error.get('message', error)}", highlight=False)
         raise typer.Exit(1)
-    p = state.get("progress") or {}
-    console.print(
-        f"[green]indexed[/] {repository}: {p.get('files_written', '?')}/{p.get('files_total', '?')}"
-        f" files, {p.get('symbols', '?')} symbols, {p.get('facts', '?')} facts",
-        highlight=False,
-    )
+    return dict(state)

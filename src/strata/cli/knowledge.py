@@ -7,18 +7,15 @@ and can follow the job.
 
 from __future__ import annotations
 
-import re
-import time
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.table import Table
 
-from strata.cli.api import API_KEY, JOB, URL, ApiError, post
+from strata.cli.api import API_KEY, URL, follow_job, mutate
 from strata.cli.console import console, err_console, say, settings
-from strata.errors import ValidationError
-from strata.jobs import REPO_NAME_PATTERN
+from strata.registry import check_repo_name
 
 app = typer.Typer(help="Documents through graphiti: ingest, or queue an ingest.")
 
@@ -46,11 +43,7 @@ def ingest(
     from strata.knowledge.ingest import ingest_documents
     from strata.ontology import load_ontology
 
-    name = repo or path.resolve().name.removesuffix(".git")
-    if not re.match(REPO_NAME_PATTERN, name):
-        raise ValidationError(
-            f"invalid repository name {name!r}", hint="use letters, digits, '.', '_' and '-'"
-        )
+    name = check_repo_name(repo or path.resolve().name.removesuffix(".git"))
     s = settings()
     git = Git(path)
     git.check()
@@ -110,27 +103,12 @@ def enqueue(
 ) -> None:
     """Ask the knowledge worker (through the API) to ingest a repository's documents."""
     variables = {"repository": repository, "paths": glob or None, "ref": ref}
-    answer = post(ENQUEUE, variables, url=url, api_key=api_key)
-    if answer.get("errors"):
-        raise ApiError("; ".join(e.get("message", "?") for e in answer["errors"]))
-    job = answer["data"]["ingestDocuments"]
+    job = mutate(ENQUEUE, variables, "ingestDocuments", url=url, api_key=api_key)
     say(f"job {job['id']} queued: documents of {repository} at {job['after'][:12]}")
     if not wait:
         return
-    deadline = time.monotonic() + timeout
-    while True:
-        state = post(JOB, {"id": job["id"]}, url=url, api_key=api_key)["data"]["job"]
-        status = str(state["state"]).lower()
-        if status in ("succeeded", "failed"):
-            break
-        if time.monotonic() > deadline:
-            raise ApiError(f"job {job['id']} still {status} after {timeout:.0f}s")
-        time.sleep(1.0)
+    state = follow_job(job["id"], timeout=timeout, every_s=1.0, url=url, api_key=api_key)
     progress = state.get("progress") or {}
-    if status == "failed":
-        error = state.get("error") or {}
-        err_console.print(f"[red]job failed:[/] {error.get('message', error)}", highlight=False)
-        raise typer.Exit(1)
     say(
         f"[green]ingested[/] {repository}: {progress.get('documents', '?')} document(s), "
         f"{progress.get('total_tokens', 0)} tokens"
