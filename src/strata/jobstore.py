@@ -144,9 +144,7 @@ class JobStore:
         ids: list[bytes] = self._redis.zrevrange(  # type: ignore[assignment]
             _REPO_INDEX.format(repo=repo), 0, max(0, limit - 1)
         )
-        records = []
+        pipe = self._redis.pipeline(transaction=False)  # one round trip for the page
         for raw_id in ids:
-            raw = self._redis.hgetall(_KEY.format(id=raw_id.decode()))
-            if raw:
-                records.append(JobRecord.load(raw))  # type: ignore[arg-type]
-        return records
+            pipe.hgetall(_KEY.format(id=raw_id.decode()))
+        return [JobRecord.load(raw) for raw in pipe.execute() if raw]
