@@ -156,11 +156,17 @@ class Reads:
             return None
         return NodeState(node=_plain(rows[0]["node"]), state=FactVersion.of(rows[0]["state"]))
 
-    def state_history(self, label: str, key: str) -> list[FactVersion]:
-        """Every version of a node's state, ordered by transaction then valid time."""
+    def state_history(
+        self, label: str, key: str, *, limit: int | None = None, timeout: float | None = None
+    ) -> list[FactVersion]:
+        """Every version of a node's state (the first ``limit``), ordered by transaction
+        then valid time."""
         self._ontology.node(label)
         text = STATE_HISTORY.format(label=checked_label(label), projection=PROJECTION)
-        return [FactVersion.of(r["props"]) for r in self._gateway.read(text, key=key)]
+        if limit is not None:
+            text += "LIMIT $limit\n"
+        rows = self._gateway.read(text, key=key, limit=limit, timeout=timeout)
+        return [FactVersion.of(r["props"]) for r in rows]
 
     def edge_history(
         self, rel_type: str, src_label: str, src: str, dst_label: str, dst: str

@@ -260,8 +260,10 @@ class CodeQuery:
         if not _principal(info).can_read(_repo_of_key(str(id))):
             return []
         reads = Reads(info.context.gateway, info.context.ontology)
-        versions = await asyncio.to_thread(reads.state_history, kind.value, str(id))
-        return [FactVersion.from_domain(v) for v in versions[:MAX_CHANGES]]
+        versions = await asyncio.to_thread(
+            reads.state_history, kind.value, str(id), limit=MAX_CHANGES, timeout=_timeout(info)
+        )
+        return [FactVersion.from_domain(v) for v in versions]
 
     @strawberry.field(description="Facts opened and closed in a repository between two instants.")
     async def changes(
