@@ -9,7 +9,6 @@ always travel as parameters.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,32 +25,30 @@ from strata.errors import (
     TransientDatabaseError,
     ValidationError,
 )
+from strata.ontology.model import LABEL_RE, PROPERTY_RE, REL_TYPE_RE
 from strata.settings import Settings
 
 T = TypeVar("T")
 
-_LABEL = re.compile(r"^[A-Z][A-Za-z0-9]{0,62}$")
-_REL_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,62}$")
-_PROPERTY = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
 def checked_label(name: str) -> str:
     """Second line of defence: a label must look like a label (PascalCase)."""
-    if not _LABEL.match(name):
+    if not LABEL_RE.fullmatch(name):
         raise ValidationError(f"not a valid label: {name!r}", label=name)
     return name
 
 
 def checked_rel_type(name: str) -> str:
     """Second line of defence: a relationship type must be UPPER_SNAKE."""
-    if not _REL_TYPE.match(name):
+    if not REL_TYPE_RE.fullmatch(name):
         raise ValidationError(f"not a valid relationship type: {name!r}", rel_type=name)
     return name
 
 
 def checked_property(name: str) -> str:
     """Second line of defence: a property name must be snake_case."""
-    if not _PROPERTY.match(name):
+    if not PROPERTY_RE.fullmatch(name):
         raise ValidationError(f"not a valid property name: {name!r}", property=name)
     return name
 

@@ -125,7 +125,7 @@ def parse(raw: Any, *, source: str = "<ontology>") -> Ontology:
 
 
 def _prop(name: Any, spec: Any, where: str, problems: _Problems) -> PropertySpec | None:
-    if not isinstance(name, str) or not PROPERTY_RE.match(name):
+    if not isinstance(name, str) or not PROPERTY_RE.fullmatch(name):
         problems.add(where, f"property name {name!r} must be snake_case")
         return None
     if isinstance(spec, dict) and set(spec) == {"enum"}:
@@ -184,7 +184,7 @@ def _writer(value: Any, where: str, problems: _Problems) -> Writer:
 
 def _node(label: Any, spec: Any, layers: tuple[str, ...], problems: _Problems) -> NodeType | None:
     where = f"nodes.{label}"
-    if not isinstance(label, str) or not LABEL_RE.match(label):
+    if not isinstance(label, str) or not LABEL_RE.fullmatch(label):
         problems.add(where, "label must be PascalCase letters and digits")
         return None
     if not isinstance(spec, dict):
@@ -223,7 +223,7 @@ def _edge(
     problems: _Problems,
 ) -> EdgeType | None:
     where = f"edges.{rel_type}"
-    if not isinstance(rel_type, str) or not REL_TYPE_RE.match(rel_type) or rel_type == STATE:
+    if not isinstance(rel_type, str) or not REL_TYPE_RE.fullmatch(rel_type) or rel_type == STATE:
         problems.add(where, f"type must be UPPER_SNAKE and not the reserved {STATE}")
         return None
     if not isinstance(spec, dict):
