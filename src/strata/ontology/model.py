@@ -70,10 +70,11 @@ class PropertySet:
 
     required: tuple[PropertySpec, ...] = ()
     optional: tuple[PropertySpec, ...] = ()
+    all: dict[str, PropertySpec] = field(init=False, repr=False, compare=False)
 
-    @property
-    def all(self) -> dict[str, PropertySpec]:
-        return {p.name: p for p in (*self.required, *self.optional)}
+    def __post_init__(self) -> None:
+        # Every property by name; built once, read on every checked write.
+        object.__setattr__(self, "all", {p.name: p for p in (*self.required, *self.optional)})
 
     def problems(self, props: dict[str, Any]) -> list[str]:
         """Every way ``props`` breaks this set (missing, unknown, mistyped)."""
