@@ -5,6 +5,14 @@ commit are parsed (no model), and each file's facts are re-synced by scope,
 so an edited requirement gets a new version of its text (same id, links kept)
 and a removed one is closed at the commit's time. A decision superseded by a
 later one is valid until the superseding decision's date.
+
+Which files are read: ADR markdown under an ADR folder; other markdown with a
+line that could be a requirement atom or a malformed one (``REQ-<digits>``,
+optionally bold, then ``:``); and YAML files named like requirement files that
+mention a requirement id in any form (``REQ-001: text``, ``"REQ-001": text``,
+``- id: REQ-001``, ``- {id: REQ-001, ...}``, or a malformed ``REQ-1`` /
+``req-001``, which the linter reports). A YAML file without any is not a
+requirement file (an Ansible or pip ``requirements.yml``) and is skipped.
 """
 
 from __future__ import annotations
@@ -28,7 +36,10 @@ from strata.writers import KnowledgeWriter
 
 MAX_BYTES = 1_000_000
 ADR_DIRS = frozenset({"adr", "adrs", "decisions", "decision-records", "architecture-decisions"})
-_HINT = re.compile(rb"REQ-\d{3,6}\s*:")
+# Cheap pre-filters (see the module docstring): they only skip files that cannot
+# declare a requirement or carry a malformed id.
+_MARKDOWN_HINT = re.compile(rb"REQ-\d+(?:\*\*)?\s*:")
+_YAML_HINT = re.compile(rb"(?i)REQ-\d")
 
 OPEN_KNOWLEDGE_SCOPES = """
 MATCH (n:Requirement)-[r:STATE]->(n)
@@ -75,6 +86,12 @@ def is_candidate(entry: TreeEntry) -> bool:
     )
 
 
+def _is_requirement_file(path: str, data: bytes) -> bool:
+    """Whether a candidate (non-ADR) file is worth parsing for requirements."""
+    hint = _YAML_HINT if path.endswith((".yml", ".yaml")) else _MARKDOWN_HINT  # as parse_file
+    return hint.search(data) is not None
+
+
 def scope_of(repo: str, path: str) -> str:
     """The sync unit of one knowledge file."""
     return f"{repo}|knowledge|{path}"
@@ -105,7 +122,7 @@ class KnowledgeSync:
                 if parsed.decision is not None:
                     decisions.append(parsed.decision)
                     present.add(entry.path)
-            elif _HINT.search(data):
+            elif _is_requirement_file(entry.path, data):
                 found = parse_file(entry.path, text)
                 result.findings.extend(found.findings)
                 requirements.extend(found.requirements)
