@@ -7,7 +7,6 @@ rate limiting; GraphiQL (GET, development only) is the one exception.
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -123,8 +122,7 @@ def create_app(settings: Settings) -> FastAPI:
             task_sender=state.tasks,
             registry=state.registry,
             ontology=state.ontology,
-            deadline=time.monotonic() + settings.request_timeout_s,
-        )
+        )  # the time budget starts now (Context.deadline)
 
     check_auth_settings(settings)  # fail at start-up, not on the first request
 
