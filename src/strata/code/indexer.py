@@ -214,9 +214,7 @@ class CodeIndexer:
         run.packages = detect_packages([e.path for e in tree], self._manifests(run.git, tree))
         run.clock.lap("list")
         run.previous = self.cache.load(snap.repo, snap.ref)
-        run.extracts, by_content = self._parse(
-            run.git, snap.repo, snap.ref, selection.files, run.result
-        )
+        run.extracts, by_content = self._parse(run, selection.files)
         selection.skipped.update(by_content)
         run.result.skipped = dict(selection.skipped)
         run.result.files_total = len(run.extracts.files)
@@ -317,10 +315,9 @@ class CodeIndexer:
         ]
         return {entry.path: data for entry, data in git.iter_blob_texts(wanted)}
 
-    def _parse(
-        self, git: Git, repo: str, ref: str, files: list[TreeEntry], result: IndexResult
-    ) -> tuple[ExtractSet, dict[str, int]]:
-        cached = self.cache.load(repo, ref).by_blob()
+    def _parse(self, run: _Run, files: list[TreeEntry]) -> tuple[ExtractSet, dict[str, int]]:
+        """Extracts of ``files``: from the previous run's cache by blob, else parsed."""
+        cached = run.previous.by_blob()
         out = ExtractSet()
         missing = [e for e in files if e.blob not in cached]
         skipped: dict[str, int] = {}
@@ -329,7 +326,7 @@ class CodeIndexer:
                 out.files[entry.path] = (entry.blob, _moved(cached[entry.blob], entry.path))
         self.progress("parsing", {"files": len(missing), "cached": len(files) - len(missing)})
         todo: list[tuple[TreeEntry, bytes]] = []
-        for entry, data in git.iter_blob_texts(missing):
+        for entry, data in run.git.iter_blob_texts(missing):
             reason = skip_reason_for_content(data)
             if reason is not None:
                 skipped[reason] = skipped.get(reason, 0) + 1
@@ -338,7 +335,7 @@ class CodeIndexer:
         parsed = self._parse_all([(e.path, d) for e, d in todo])
         for (entry, _), extract in zip(todo, parsed, strict=True):
             out.files[entry.path] = (entry.blob, extract)
-        result.files_parsed = len(todo)
+        run.result.files_parsed = len(todo)
         return out, skipped
 
     def _parse_all(self, items: list[tuple[str, bytes]]) -> Iterator[FileExtract]:
@@ -375,7 +372,7 @@ class CodeIndexer:
         deleted = self._open_files(repo, ref, deleted)
         existed = self._open_files(repo, ref, changed)
         added = changed - existed
-        before_names = self._names_before(repo, ref, existed | deleted)
+        before_names = self._names_before(run, existed | deleted)
         names: set[str] = set()
         for path in changed | deleted:
             old_names = before_names.get(path, set())
@@ -408,17 +405,14 @@ class CodeIndexer:
                 found.update(run.index.module_names(family, path, old[1]))
         return {name for name in found if name}
 
-    def _names_before(self, repo: str, ref: str, paths: set[str]) -> dict[str, set[str]]:
+    def _names_before(self, run: _Run, paths: set[str]) -> dict[str, set[str]]:
         """Qualnames each file had at the indexed head (cache first, else the graph)."""
-        previous = self.cache.load(repo, ref)
-        found = {
-            p: {s.qualname for s in previous.files[p][1].symbols}
-            for p in paths
-            if p in previous.files
-        }
+        previous = run.previous.files
+        found = {p: {s.qualname for s in previous[p][1].symbols} for p in paths if p in previous}
         missing = paths - set(found)
         if missing:
-            found.update(self.code_reads.symbol_qualnames(repo, ref, missing))
+            snap = run.snapshot
+            found.update(self.code_reads.symbol_qualnames(snap.repo, snap.ref, missing))
         return found
 
     def _open_files(self, repo: str, ref: str, paths: set[str]) -> set[str]:
