@@ -76,8 +76,18 @@ class TestRequirementFiles:
     def test_duplicate_ids_are_reported_after_the_first(self) -> None:
         parsed = parse_markdown("a.md", "REQ-001: The API shall answer.\n")
         again = parse_markdown("b.md", "REQ-001: The API shall also answer.\n")
-        findings = check_duplicates(parsed.requirements + again.requirements)
+        kept, findings = check_duplicates(parsed.requirements + again.requirements)
         assert [(f.path, f.rule) for f in findings] == [("b.md", "duplicate-id")]
+        assert kept == parsed.requirements
+
+    def test_duplicates_drop_only_the_later_atom(self) -> None:
+        first = parse_yaml("a.yml", "REQ-002: The API shall answer.\n")
+        both = parse_yaml(
+            "b.yml", "{REQ-002: The API shall also answer., REQ-003: The API shall retry.}\n"
+        )
+        kept, findings = check_duplicates(first.requirements + both.requirements)
+        assert [(r.req_id, r.path) for r in kept] == [("REQ-002", "a.yml"), ("REQ-003", "b.yml")]
+        assert [(f.path, f.line, f.rule) for f in findings] == [("b.yml", 1, "duplicate-id")]
 
 
 class TestDecisions:

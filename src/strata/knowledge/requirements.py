@@ -9,7 +9,6 @@ markdown or YAML files (YAML: a mapping of id to text, or a list of
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -185,21 +184,24 @@ def parse_file(path: str, text: str) -> ParsedRequirements:
     return parse_markdown(path, text)
 
 
-def check_duplicates(requirements: list[Requirement]) -> list[Finding]:
-    """Every id declared more than once, at each of its places after the first."""
-    counts = Counter(r.req_id for r in requirements)
+def check_duplicates(
+    requirements: list[Requirement],
+) -> tuple[list[Requirement], list[Finding]]:
+    """The first atom of every id, and a finding at each later place it is declared again."""
     seen: set[str] = set()
-    findings = []
+    kept: list[Requirement] = []
+    findings: list[Finding] = []
     for req in requirements:
-        if counts[req.req_id] > 1:
-            if req.req_id in seen:
-                findings.append(
-                    Finding(
-                        req.path,
-                        req.line,
-                        "duplicate-id",
-                        f"{req.req_id} is declared more than once",
-                    )
+        if req.req_id in seen:
+            findings.append(
+                Finding(
+                    req.path,
+                    req.line,
+                    "duplicate-id",
+                    f"{req.req_id} is declared more than once",
                 )
-            seen.add(req.req_id)
-    return findings
+            )
+            continue
+        seen.add(req.req_id)
+        kept.append(req)
+    return kept, findings

@@ -127,10 +127,8 @@ class KnowledgeSync:
                 result.findings.extend(found.findings)
                 requirements.extend(found.requirements)
                 present.add(entry.path)
-        duplicates = check_duplicates(requirements)
+        requirements, duplicates = check_duplicates(requirements)
         result.findings.extend(duplicates)
-        dropped = {(f.path, f.line) for f in duplicates}
-        requirements = [r for r in requirements if (r.path, r.line) not in dropped]
         result.findings.extend(
             Finding(r.path, r.line, "lint", f"{r.req_id}: {message}")
             for r in requirements

@@ -82,3 +82,32 @@ class TestRequirementFileForms:
             ("docs/short.md", "bad-id"),
         ]
         assert (result.requirements, result.files) == (5, 6)
+
+
+class TestDuplicates:
+    """A duplicate id keeps its first declaration and drops only the later atom."""
+
+    def test_other_atoms_on_the_duplicate_line_are_kept(
+        self, tmp_path: Path, gateway: Gateway, settings: Settings, unique: str
+    ) -> None:
+        name = f"dups-{unique}"
+        result = sync(
+            tmp_path,
+            gateway,
+            settings,
+            name,
+            {
+                "docs/requirements/a.yml": "REQ-002: The API shall answer.\n",
+                "docs/requirements/b.yml": (
+                    "{REQ-002: The API shall also answer., REQ-003: The API shall retry.}\n"
+                ),
+            },
+        )
+        assert declared(gateway, name) == {
+            "REQ-002": "docs/requirements/a.yml",
+            "REQ-003": "docs/requirements/b.yml",
+        }
+        assert [(f.path, f.line, f.rule) for f in result.findings] == [
+            ("docs/requirements/b.yml", 1, "duplicate-id")
+        ]
+        assert result.requirements == 2
