@@ -44,11 +44,21 @@ class ExtractCache:
         digest = hashlib.sha256(f"{repo}\0{ref}".encode()).hexdigest()[:24]
         return self.directory / f"{digest}.pickle"
 
-    def load(self, repo: str, ref: str) -> ExtractSet:
+    def load(self, repo: str, ref: str, *, head: str | None = None) -> ExtractSet:
+        """The last saved set; from memory only when it was saved at ``head``.
+
+        One cache serves every job of a process, and another process may have
+        indexed the ref since: a remembered set of another commit is re-read
+        from disk (after this process's own pending write of it).
+        """
         key = (repo, ref)
-        if key in self._memory:
+        held = self._memory.get(key)
+        if held is not None and held.commit == head:
             self._memory.move_to_end(key)
-            return self._memory[key]
+            return held
+        writer = self._writes.get(key)
+        if writer is not None:
+            writer.join()
         path = self._path(repo, ref)
         try:
             with path.open("rb") as handle:

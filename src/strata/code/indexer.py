@@ -213,7 +213,7 @@ class CodeIndexer:
         selection = select(tree, _supported, self.max_file_bytes)
         run.packages = detect_packages([e.path for e in tree], self._manifests(run.git, tree))
         run.clock.lap("list")
-        run.previous = self.cache.load(snap.repo, snap.ref)
+        run.previous = self.cache.load(snap.repo, snap.ref, head=run.result.base)
         run.extracts, by_content = self._parse(run, selection.files)
         selection.skipped.update(by_content)
         run.result.skipped = dict(selection.skipped)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -18,18 +18,28 @@ from strata.settings import Settings
 
 @dataclass(slots=True)
 class CodeService:
-    """Builds the indexer from settings; one per process."""
+    """Builds the indexer from settings; one per process.
+
+    Its one :class:`ExtractCache` serves every indexer it builds, so a job finds
+    the extracts the previous job of the process kept in memory and waits for its
+    background write. Not for concurrent use from threads: the worker (Celery
+    prefork) runs one job at a time per process and the CLI one index at a time.
+    """
 
     settings: Settings
     gateway: Gateway
     ontology: Ontology
+    cache: ExtractCache = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cache = ExtractCache(self.settings.var_dir / "cache" / "extracts")
 
     def indexer(self, progress: Progress | None = None) -> CodeIndexer:
         store = FactStore(self.gateway, self.ontology)
         return CodeIndexer(
             store,
             Reads(self.gateway, self.ontology),
-            cache=ExtractCache(self.settings.var_dir / "cache" / "extracts"),
+            cache=self.cache,
             max_file_bytes=self.settings.max_file_bytes,
             progress=progress,
         )
