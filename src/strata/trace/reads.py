@@ -14,7 +14,7 @@ _LINK = as_of_predicate("r")
 _STATE_PROPS = fact_projection("st")
 _LINK_PROPS = fact_projection("r")
 _TARGET_STATE = as_of_predicate("ts")
-_OTHER_PROPS = fact_projection("ts")
+_TARGET_PROPS = fact_projection("ts")
 
 REQUIREMENT = f"""
 MATCH (n:Requirement {{key: $key}})-[st:STATE]->(n)
@@ -33,13 +33,15 @@ ORDER BY n.key
 LIMIT $first
 """
 
+# Both directions return the link's target end (label and as-of state): a link
+# reads the same whether it is found from its requirement or from its symbol.
 LINKS_FROM = f"""
 MATCH (q {{key: $key}})-[r]->(t)
 WHERE type(r) IN $types AND {_LINK}
 OPTIONAL MATCH (t)-[ts:STATE]->(t)
 WHERE {_TARGET_STATE}
 RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
-       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_OTHER_PROPS} AS target_state
+       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state
 ORDER BY type, t.key
 LIMIT $first
 """
@@ -47,10 +49,10 @@ LIMIT $first
 LINKS_INTO = f"""
 MATCH (t {{key: $key}})<-[r]-(q)
 WHERE type(r) IN $types AND {_LINK}
-OPTIONAL MATCH (q)-[ts:STATE]->(q)
+OPTIONAL MATCH (t)-[ts:STATE]->(t)
 WHERE {_TARGET_STATE}
 RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
-       labels(q)[0] AS source_label, {_LINK_PROPS} AS link, {_OTHER_PROPS} AS source_state
+       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state
 ORDER BY type, q.key
 LIMIT $first
 """
@@ -94,7 +96,7 @@ class LinkView:
     target_key: str
     target_label: str
     link: dict[str, Any]
-    other: dict[str, Any]  # the other end's state (target for outgoing, source for incoming)
+    other: dict[str, Any]  # the target's state as of the moment (whichever end was asked)
 
 
 @dataclass(slots=True)
@@ -170,9 +172,7 @@ class TraceReads:
         timeout: float | None = None,
     ) -> list[LinkView]:
         """Links leaving a requirement or decision, with their targets' states."""
-        return self._links(
-            LINKS_FROM, "target", key, as_of, types=types, first=first, timeout=timeout
-        )
+        return self._links(LINKS_FROM, key, as_of, types=types, first=first, timeout=timeout)
 
     def links_into(
         self,
@@ -183,15 +183,12 @@ class TraceReads:
         first: int = 100,
         timeout: float | None = None,
     ) -> list[LinkView]:
-        """Links arriving at a symbol or requirement, with their sources' states."""
-        return self._links(
-            LINKS_INTO, "source", key, as_of, types=types, first=first, timeout=timeout
-        )
+        """Links arriving at a symbol or requirement, with that target's state."""
+        return self._links(LINKS_INTO, key, as_of, types=types, first=first, timeout=timeout)
 
     def _links(
         self,
         text: str,
-        other: str,
         key: str,
         as_of: AsOf,
         *,
@@ -207,9 +204,9 @@ class TraceReads:
                 r["type"],
                 r["source"]["key"],
                 r["target"]["key"],
-                r[f"{other}_label"],
+                r["target_label"],
                 decode_fact(r["link"]),
-                decode_fact(r[f"{other}_state"] or {}),
+                decode_fact(r["target_state"] or {}),
             )
             for r in rows
         ]
