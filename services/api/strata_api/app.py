@@ -29,7 +29,7 @@ from strata.settings import Settings
 from strata_api import health, metrics, webhooks
 from strata_api.auth import Authenticator, check_auth_settings, require_principal
 from strata_api.graphql.context import Context
-from strata_api.graphql.errors import error_code
+from strata_api.graphql.errors import client_view
 from strata_api.graphql.schema import build_schema
 from strata_api.limits import BodyLimit, StrataGraphQLRouter
 from strata_api.metrics import HttpMetrics, Metrics, OperationMetrics
@@ -49,12 +49,7 @@ def _error_response(request: Request, exc: Exception) -> Response:
     """One translation of StrataError to HTTP for everything outside GraphQL execution."""
     assert isinstance(exc, StrataError)
     settings: Settings = request.app.state.settings
-    message = exc.message
-    if exc.http_status >= 500 and not settings.is_development:
-        message = "Service unavailable" if exc.http_status == 503 else "Internal server error"
-    extensions: dict[str, object] = {"code": error_code(exc)}
-    if exc.hint and exc.http_status < 500:
-        extensions["hint"] = exc.hint
+    message, extensions = client_view(exc, expose_internal=settings.is_development)
     headers: dict[str, str] = {}
     if exc.http_status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="strata"'

@@ -399,3 +399,34 @@ class TestUnregisteredRepositories:
         body = push_body()
         assert api.push("github", "..%2F..", body, github(body)).status_code in (401, 404)
         assert api.queued() == 0
+
+
+class TestBrokerDown:
+    """A broker that refuses the task is a 503 the git host may retry; nothing leaks."""
+
+    def test_refused_send_is_503_and_the_job_is_marked_failed(
+        self, make_api: Any, unique: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        with make_api(environment="production") as api:
+            name = f"gh-{unique}"
+            api.register(name, "github")
+
+            def refuse(*args: Any, **kwargs: Any) -> None:
+                raise ConnectionError("broker at 10.0.0.7:6379 refused")
+
+            sender: Any = api.client.app.state.tasks
+            monkeypatch.setattr(sender, "send", refuse)
+            body = push_body()
+            response = api.push("github", name, body, github(body, delivery=f"down-{unique}"))
+
+            assert response.status_code == 503
+            assert response.json() == {"error": "temporarily unavailable; retry"}
+            assert "10.0.0.7" not in response.text
+            [record] = JobStore(api.redis).for_repo(name)
+            assert record.state == "failed"
+            assert api.queued() == 0
+
+            monkeypatch.undo()  # the broker is back: the host's retry of that delivery lands
+            retried = api.push("github", name, body, github(body, delivery=f"down-{unique}"))
+            assert retried.status_code == 202
+            assert api.queued() == 1

@@ -28,7 +28,7 @@ from strata.ontology.model import Ontology
 from strata.registry import RepoRegistry
 from strata.security import Principal
 from strata.settings import Settings
-from strata_api.graphql.errors import RequestTimeout
+from strata_api.graphql.errors import request_timeout
 from strata_api.tasks import TaskSender
 
 T = TypeVar("T")
@@ -59,9 +59,7 @@ class Context(BaseContext):
         """Seconds left for a blocking call; RequestTimeout once the budget is spent."""
         left = self.deadline_remaining()
         if left <= _MIN_DB_TIMEOUT_S:
-            raise RequestTimeout(
-                f"the request exceeded its time budget of {self.settings.request_timeout_s:g} s"
-            )
+            raise request_timeout(self.settings)
         return left
 
     async def read(self, text: str, **params: Any) -> list[dict[str, Any]]:
@@ -83,9 +81,7 @@ class Context(BaseContext):
     def _timed_out(self, exc: DatabaseError) -> StrataError:
         """Neo4j ended the transaction at our timeout: that is the request's budget."""
         if "TransactionTimedOut" in str(exc.details.get("gql_status") or ""):
-            return RequestTimeout(
-                f"the request exceeded its time budget of {self.settings.request_timeout_s:g} s"
-            )
+            return request_timeout(self.settings)
         return exc
 
     @property

@@ -44,11 +44,28 @@ def error_code(exc: StrataError) -> str:
     return exc.code.upper()
 
 
-def timeout_error(settings: Settings) -> GraphQLError:
-    return GraphQLError(
+def request_timeout(settings: Settings) -> RequestTimeout:
+    return RequestTimeout(
         f"the request exceeded its time budget of {settings.request_timeout_s:g} s",
-        extensions={"code": error_code(RequestTimeout("")), "hint": "ask for less"},
+        hint="ask for less",
     )
+
+
+def timeout_error(settings: Settings) -> GraphQLError:
+    message, extensions = client_view(request_timeout(settings), expose_internal=False)
+    return GraphQLError(message, extensions=extensions)
+
+
+def client_view(exc: StrataError, *, expose_internal: bool) -> tuple[str, dict[str, Any]]:
+    """What a client sees of a StrataError, in GraphQL and in plain HTTP answers alike:
+    its code, and its message and hint unless it is a server-side error (5xx) that is
+    not ``public`` and internals are not exposed (development)."""
+    extensions: dict[str, Any] = {"code": error_code(exc)}
+    if exc.http_status >= 500 and not expose_internal and not _public(exc):
+        return (MASKED_MESSAGE if exc.http_status == 500 else "Service unavailable"), extensions
+    if exc.hint:
+        extensions["hint"] = exc.hint
+    return exc.message, extensions
 
 
 def translate(error: GraphQLError, *, expose_internal: bool) -> GraphQLError:
@@ -59,13 +76,7 @@ def translate(error: GraphQLError, *, expose_internal: bool) -> GraphQLError:
     extensions: dict[str, Any]
     message = error.message
     if isinstance(original, StrataError):
-        extensions = {"code": error_code(original)}
-        if original.http_status >= 500 and not expose_internal and not _public(original):
-            message = MASKED_MESSAGE if original.http_status == 500 else "Service unavailable"
-        else:
-            message = original.message
-            if original.hint:
-                extensions["hint"] = original.hint
+        message, extensions = client_view(original, expose_internal=expose_internal)
     elif original is None and error.path is None:
         code = "GRAPHQL_PARSE_FAILED" if isinstance(error, GraphQLSyntaxError) else None
         extensions = {"code": code or "GRAPHQL_VALIDATION_FAILED"}
