@@ -144,6 +144,8 @@ class _Ctx:
     requirements: dict[str, str]
     decisions: dict[str, str]
     result: TraceResult
+    # Declared links' commits -> commit time (None: git cannot find it), across trace files.
+    commits: dict[str, datetime | None] = field(default_factory=dict)
 
 
 def scope_of(repo: str, name: str) -> str:
@@ -245,8 +247,8 @@ class TraceSync:
     ) -> tuple[list[_Link], list[Finding]]:
         """Each link against git and the graph; the problems refuse the whole file."""
         git, requirements, decisions = ctx.git, ctx.requirements, ctx.decisions
+        commits = ctx.commits
         problems: list[Finding] = []
-        commits: dict[str, datetime | None] = {}
         for link in declared:
             if link.commit not in commits:
                 commits[link.commit] = (
@@ -413,7 +415,7 @@ class TraceSync:
                             "commit": sha,
                             "evidence": f"test {row['name']} names {req_id}",
                         },
-                        git.commit(sha).committed_at,
+                        ctx.at,
                         scope_of(repo, "tests"),
                         Source(commit=sha),
                     )
@@ -443,7 +445,6 @@ class TraceSync:
             and x.dst.key in alive
             and alive[x.dst.key].get("test_framework")
         }
-        head = git.resolve(sha)
         merged_cache: dict[str, bool] = {}
         settled: list[_Link] = []
         for link in links:
@@ -465,7 +466,10 @@ class TraceSync:
             elif props.get("status") == "VALIDATED" and link.rel in ("IMPLEMENTED_BY", "AFFECTS"):
                 commit = str(props["commit"])
                 if commit not in merged_cache:
-                    merged_cache[commit] = git.has_commit(commit) and git.is_ancestor(commit, head)
+                    # is_ancestor is False for a commit git lacks; a VALIDATED link is a
+                    # declared one, whose full sha _check already found. sha is ctx.sha,
+                    # the full sha git.commit gave, so there is nothing to resolve.
+                    merged_cache[commit] = git.is_ancestor(commit, sha)
                 merged = merged_cache[commit]
                 if not (merged and link.src.key in verified):
                     props["status"] = "PROPOSED"
