@@ -369,8 +369,9 @@ class CodeIndexer:
                 deleted.add(change.old_path)
         changed &= present
         deleted -= present
-        deleted = self._open_files(repo, ref, deleted)
-        existed = self._open_files(repo, ref, changed)
+        open_now = self._open_files(repo, ref, changed | deleted)  # disjoint sets
+        deleted &= open_now
+        existed = changed & open_now
         added = changed - existed
         before_names = self._names_before(run, existed | deleted)
         names: set[str] = set()
@@ -416,12 +417,13 @@ class CodeIndexer:
         return found
 
     def _open_files(self, repo: str, ref: str, paths: set[str]) -> set[str]:
+        """The paths whose File is open in the graph (one query, for their states only)."""
         if not paths:
             return set()
         node = self.store.ontology.node("File")
         keys = {node.make_key({"repo": repo, "ref": ref, "path": p}): p for p in paths}
-        open_now = self.store.open_slots("code", list(keys))
-        found = {src for (_, src, _, _) in open_now.get(STATE, set())}
+        open_now = self.store.open_slots("code", list(keys), types=[STATE])
+        found = {src for (_, src, _, _) in open_now[STATE]}
         return {keys[k] for k in found if k in keys}
 
     def _vanished_paths(self, repo: str, ref: str, present: set[str]) -> set[str]:

@@ -273,17 +273,22 @@ class FactStore:
         )
 
     def open_slots(
-        self, layer: Layer, scopes: Sequence[str]
+        self, layer: Layer, scopes: Sequence[str], types: Sequence[str] | None = None
     ) -> dict[str, set[tuple[str, str, str, str]]]:
         """Per fact type of the layer, the slots with an open version in these scopes.
 
         A slot is (src label, src key, dst label, dst key); for STATE, src is dst.
         Writers use it to close what a re-synced scope no longer produces.
+        ``types`` narrows the fact types read (one query each); by default every
+        edge type of the layer, and STATE unless the layer owns no node label (a
+        state found there would be another layer's, which this writer may not close).
         """
         found: dict[str, set[tuple[str, str, str, str]]] = {}
         if not scopes:
             return found
-        types = [STATE, *self._ontology.edge_types(layer)]
+        if types is None:
+            states = [STATE] if self._ontology.labels(layer) else []
+            types = [*states, *self._ontology.edge_types(layer)]
         for rel in types:
             if rel != STATE and self._ontology.edge(rel).writer != "strata":
                 continue

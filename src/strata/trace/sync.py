@@ -92,12 +92,23 @@ WHERE st.expired_at IS NULL AND st.invalid_at IS NULL AND st.test_framework IS N
 RETURN s.key AS key, s.name AS name, st.docstring AS docstring, st.decorators AS decorators
 """
 
-OPEN_LINKS = """
-MATCH (q)-[r:{rel}]->(t)
+OPEN_IMPLEMENTED = """
+MATCH (q)-[r:IMPLEMENTED_BY]->(t)
 WHERE r.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL
 RETURN labels(q)[0] AS src_label, q.key AS src, labels(t)[0] AS dst_label, t.key AS dst,
        properties(r) AS props
 """
+
+# The scopes of open links of the other types (IMPLEMENTED_BY's come from OPEN_IMPLEMENTED).
+OPEN_SCOPES = "\nUNION\n".join(
+    f"""
+MATCH ()-[r:{rel}]->()
+WHERE r.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL AND r.scope IS NOT NULL
+RETURN DISTINCT r.scope AS scope
+"""
+    for rel in LINK_TYPES
+    if rel != "IMPLEMENTED_BY"
+)
 
 
 @dataclass(slots=True)
@@ -189,13 +200,14 @@ class TraceSync:
         result.declared = len(links)
         proposals = self._proposals(ctx, base, changed_symbols or [], declared_slots)
         result.proposed = len(proposals)
-        settled = self._settle(ctx, [*links, *proposals])
+        implemented = self.gateway.read(OPEN_IMPLEMENTED, repo=repo)  # open, read once
+        settled = self._settle(ctx, [*links, *proposals], implemented)
         facts: list[Fact] = [
             EdgeFact(x.rel, x.src, x.dst, repo, x.props, x.valid_at, source=x.source, scope=x.scope)
             for x in settled
         ]
         scopes |= {x.scope for x in settled}
-        scopes |= self._open_scopes(repo)
+        scopes |= self._open_scopes(repo, implemented)
         scopes -= refused  # a refused file writes nothing: its earlier links stay as they were
         closing_edges = self.store.closures("trace", sorted(scopes), facts, at=at, repo=repo).edges
         batch = [*facts, *closing_edges]
@@ -424,14 +436,16 @@ class TraceSync:
 
     # -- settle ---------------------------------------------------------------------------
 
-    def _settle(self, ctx: _Ctx, links: list[_Link]) -> list[_Link]:
+    def _settle(
+        self, ctx: _Ctx, links: list[_Link], implemented: list[dict[str, Any]]
+    ) -> list[_Link]:
         """Links as they stand now: STALE when the target vanished, VALIDATED only if earned.
 
         Links from earlier commit-message proposals are carried over from the
         graph so that their targets are settled too.
         """
         git, repo, ref, sha, at, result = ctx.git, ctx.repo, ctx.ref, ctx.sha, ctx.at, ctx.result
-        carried = self._carried(repo, {(x.rel, x.src.key, x.dst.key) for x in links})
+        carried = _carried(implemented, {(x.rel, x.src.key, x.dst.key) for x in links})
         links = [*links, *carried]
         targets = sorted({x.dst.key for x in links if x.dst.label == "Symbol"})
         alive = {row["key"]: row for row in self.gateway.read(SYMBOL_NOW, keys=targets)}
@@ -491,44 +505,6 @@ class TraceSync:
             )
         return settled
 
-    def _carried(self, repo: str, present: set[tuple[str, str, str]]) -> list[_Link]:
-        """Open commit-message proposals from earlier pushes (their scope is their commit)."""
-        carried: list[_Link] = []
-        for row in self.gateway.read(OPEN_LINKS.format(rel="IMPLEMENTED_BY"), repo=repo):
-            props = dict(row["props"])
-            scope = str(props.get("scope") or "")
-            if (
-                "|trace|commit:" not in scope
-                or ("IMPLEMENTED_BY", row["src"], row["dst"]) in present
-            ):
-                continue
-            content = {
-                k: v
-                for k, v in props.items()
-                if k
-                in (
-                    "status",
-                    "confidence",
-                    "methods",
-                    "commit",
-                    "evidence",
-                    "candidate",
-                    "link_date",
-                )
-            }
-            carried.append(
-                _Link(
-                    "IMPLEMENTED_BY",
-                    NodeRef(row["src_label"], row["src"]),
-                    NodeRef(row["dst_label"], row["dst"]),
-                    content,
-                    _native_time(props["valid_at"]),
-                    scope,
-                    Source(commit=props.get("source_commit")),
-                )
-            )
-        return carried
-
     def _candidates(self, repo: str, ref: str, last: dict[str, dict[str, Any]]) -> dict[str, str]:
         """For each vanished symbol, an open symbol with the same body, if exactly one."""
         if not last:
@@ -556,14 +532,47 @@ class TraceSync:
                     out[key] = options[0]
         return out
 
-    def _open_scopes(self, repo: str) -> set[str]:
-        scopes: set[str] = set()
-        for rel in LINK_TYPES:
-            for row in self.gateway.read(OPEN_LINKS.format(rel=rel), repo=repo):
-                scope = row["props"].get("scope")
-                if scope and "|trace|commit:" not in scope:
-                    scopes.add(scope)
-        return scopes
+    def _open_scopes(self, repo: str, implemented: list[dict[str, Any]]) -> set[str]:
+        """Scopes of every open link, but the commit-message proposals' own."""
+        found = [row["props"].get("scope") for row in implemented]
+        found += [row["scope"] for row in self.gateway.read(OPEN_SCOPES, repo=repo)]
+        return {scope for scope in found if scope and "|trace|commit:" not in scope}
+
+
+def _carried(implemented: list[dict[str, Any]], present: set[tuple[str, str, str]]) -> list[_Link]:
+    """Open commit-message proposals from earlier pushes (their scope is their commit)."""
+    carried: list[_Link] = []
+    for row in implemented:
+        props = dict(row["props"])
+        scope = str(props.get("scope") or "")
+        if "|trace|commit:" not in scope or ("IMPLEMENTED_BY", row["src"], row["dst"]) in present:
+            continue
+        content = {
+            k: v
+            for k, v in props.items()
+            if k
+            in (
+                "status",
+                "confidence",
+                "methods",
+                "commit",
+                "evidence",
+                "candidate",
+                "link_date",
+            )
+        }
+        carried.append(
+            _Link(
+                "IMPLEMENTED_BY",
+                NodeRef(row["src_label"], row["src"]),
+                NodeRef(row["dst_label"], row["dst"]),
+                content,
+                _native_time(props["valid_at"]),
+                scope,
+                Source(commit=props.get("source_commit")),
+            )
+        )
+    return carried
 
 
 def _last(qualified: str) -> str:
