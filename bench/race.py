@@ -1,0 +1,500 @@
+"""The race: Strata against codegraph on the same large tree, same machine, one run.
+
+The tree is the whole source distribution of Django 5.2.8 from PyPI (tests
+included; about 2,800 Python files), checked against its sha256 and committed
+into a throwaway git repository. The run measures, each as wall time and peak
+RSS:
+
+- ``strata index`` (CLI), full, then a one-file change indexed incrementally;
+- the same through the real path: a signed push webhook -> the API -> the code
+  worker, timed from the POST to the job's end (the dev stack from
+  ``strata up``; started and stopped by the bench if it was not running);
+- ``@colbymchenry/codegraph`` (pinned, installed from npm into bench/.cache by
+  the bench) ``init`` and ``sync`` of the same change on a copy of the tree;
+- ``strata --help`` and a ``strata graphql`` round trip (medians of 5).
+
+    .venv/bin/python bench/race.py [--rounds 3] [--skip-codegraph] [--skip-worker]
+
+Prints one table with the ratios next to the targets (2 cores): full index <=
+1.0x codegraph (milestone), <= 0.5x (goal), indexing process peak RSS <= 1 GB;
+one-file reindex through the worker <= 300 ms, <= 3% of our full index and <=
+0.1x codegraph's sync; ``strata --help`` <= 0.3 s; ``strata graphql`` <= 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / "bench" / ".cache"
+STRATA = str(ROOT / ".venv" / "bin" / "strata")
+SDIST = "django-5.2.8.tar.gz"
+SDIST_SHA256 = "23254866a5bb9a2cfa6004e8b809ec6246eba4b58a7589bc2772f1bcc8456c7f"
+CODEGRAPH = "@colbymchenry/codegraph@1.6.1"
+T0 = datetime(2025, 11, 5, tzinfo=UTC)
+ZERO = "0" * 40
+SECRET = "race-webhook-secret-" + "0" * 16
+CHANGED = "django/utils/text.py"
+JOB = "query($id: ID!) { job(id: $id) { state progress error } }"
+
+
+# -- measuring ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Run:
+    wall_s: float
+    peak_rss_mb: float  # the process itself (wait4)
+    tree_rss_mb: float  # the process and its children together, sampled every 50 ms
+    output: str
+
+
+def _tree_rss_kb(root: int) -> int:
+    """RSS of ``root`` and all its descendants, from /proc (0 once it is gone)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                rss[int(entry)] = int(line.split()[1])
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(child for child, parent in parents.items() if parent == pid)
+    return total
+
+
+def measured(
+    cmd: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+) -> Run:
+    """Run ``cmd`` to its end: wall time, its own peak RSS and the sampled tree peak."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        list(cmd),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    peak = [0]
+    chunks: list[str] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _tree_rss_kb(proc.pid))
+            done.wait(0.05)
+
+    def read() -> None:
+        assert proc.stdout is not None
+        chunks.append(proc.stdout.read())
+
+    threads = [threading.Thread(target=sample, daemon=True), threading.Thread(target=read)]
+    for thread in threads:
+        thread.start()
+    assert proc.stdin is not None
+    if stdin:
+        proc.stdin.write(stdin)
+    proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage, not its children's
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    done.set()
+    for thread in threads:
+        thread.join()
+    output = "".join(chunks)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{output[-3000:]}")
+    return Run(wall, usage.ru_maxrss / 1024, peak[0] / 1024, output)
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+# -- the tree -------------------------------------------------------------------------
+
+
+def git(repo: Path, *args: str, when: datetime | None = None) -> str:
+    env = dict(os.environ)
+    stamp = (when or T0).isoformat()
+    env |= {
+        "GIT_AUTHOR_DATE": stamp,
+        "GIT_COMMITTER_DATE": stamp,
+        "GIT_AUTHOR_NAME": "race",
+        "GIT_AUTHOR_EMAIL": "race@example.com",
+        "GIT_COMMITTER_NAME": "race",
+        "GIT_COMMITTER_EMAIL": "race@example.com",
+    }
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
+    )
+    return done.stdout.strip()
+
+
+def fetch_sdist() -> Path:
+    target = CACHE / SDIST
+    if not target.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-q",
+                "-d",
+                str(CACHE),
+                "django==5.2.8",
+            ],
+            check=True,
+        )
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    if digest != SDIST_SHA256:
+        raise SystemExit(f"{SDIST}: sha256 {digest}, expected {SDIST_SHA256}")
+    return target
+
+
+def make_repo(sdist: Path, name: str) -> Path:
+    repo = CACHE / name
+    if repo.exists():
+        shutil.rmtree(repo)
+    extract = CACHE / f"{name}.extract"
+    shutil.rmtree(extract, ignore_errors=True)
+    with tarfile.open(sdist) as tar:
+        tar.extractall(extract, filter="data")
+    shutil.move(str(extract / "django-5.2.8"), str(repo))
+    shutil.rmtree(extract)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "django 5.2.8")
+    return repo
+
+
+def tree_size(repo: Path) -> tuple[int, int]:
+    files = [p for p in git(repo, "ls-files").splitlines() if p.endswith(".py")]
+    lines = sum((repo / p).read_bytes().count(b"\n") for p in files)
+    return len(files), lines
+
+
+def change_one_file(repo: Path, round_no: int) -> str:
+    """Append a function that calls two existing ones to one module and commit it."""
+    with (repo / CHANGED).open("a") as handle:
+        handle.write(f"\n\ndef race_slug_{round_no}(value):\n    return slugify(capfirst(value))\n")
+    git(repo, "commit", "-qam", f"race change {round_no}", when=T0 + timedelta(hours=round_no + 1))
+    return git(repo, "rev-parse", "HEAD")
+
+
+# -- Strata through the CLI -----------------------------------------------------------
+
+
+def strata_cli(repo: Path, rounds: int) -> dict[str, Any]:
+    name = f"race-cli-{uuid.uuid4().hex[:8]}"
+    full = measured([STRATA, "index", str(repo), "--repo", name])
+    incremental = []
+    for n in range(rounds):
+        change_one_file(repo, n)
+        incremental.append(measured([STRATA, "index", str(repo), "--repo", name]))
+    return {"full": full, "incremental": incremental}
+
+
+# -- Strata through webhook -> API -> worker ------------------------------------------
+
+
+class Stack:
+    """The dev stack from `strata up`; stopped at the end only if this bench started it."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.base = "http://127.0.0.1:8000"
+        self.token = ""
+
+    def __enter__(self) -> Stack:
+        status = subprocess.run([STRATA, "status"], check=False, capture_output=True, text=True)
+        if "api" not in status.stdout or "stopped" in status.stdout or status.returncode:
+            subprocess.run([STRATA, "up"], check=True)
+            self.started = True
+        self.token = subprocess.run(
+            [
+                STRATA,
+                "key",
+                "create",
+                "--scopes",
+                "admin,write,read",
+                "--repos",
+                "*",
+                "--name",
+                "race",
+                "--token-only",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.started:
+            subprocess.run([STRATA, "down"], check=False)
+
+    def gql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        answer = httpx.post(
+            f"{self.base}/graphql",
+            json={"query": query, "variables": variables},
+            headers={"Authorization": f"Bearer {self.token}"},
+            timeout=30,
+        ).json()
+        if answer.get("errors"):
+            raise SystemExit(f"GraphQL error: {answer['errors']}")
+        return dict(answer["data"])
+
+    def push(self, repo: str, before: str, after: str) -> tuple[float, dict[str, Any]]:
+        """POST a signed push and wait for its job: (seconds from POST to end, job)."""
+        body = json.dumps(
+            {
+                "ref": "refs/heads/main",
+                "before": before,
+                "after": after,
+                "created": before == ZERO,
+                "deleted": False,
+                "forced": False,
+                "repository": {"full_name": repo},
+            }
+        ).encode()
+        signature = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+        started = time.perf_counter()
+        accepted = httpx.post(
+            f"{self.base}/webhooks/github/{repo}",
+            content=body,
+            timeout=30,
+            headers={
+                "Content-Type": "application/json",
+                "X-GitHub-Event": "push",
+                "X-GitHub-Delivery": str(uuid.uuid4()),
+                "X-Hub-Signature-256": f"sha256={signature}",
+            },
+        )
+        if accepted.status_code != 202:
+            raise SystemExit(f"webhook refused: {accepted.status_code} {accepted.text}")
+        job_id = accepted.json()["jobs"][0]
+        while True:
+            job = self.gql(JOB, {"id": job_id})["job"]
+            if job["state"] in ("SUCCEEDED", "FAILED"):
+                break
+            time.sleep(0.01)
+        seconds = time.perf_counter() - started
+        if job["state"] != "SUCCEEDED":
+            raise SystemExit(f"job failed: {job['error']}")
+        return seconds, job
+
+
+def worker_peak_mb() -> float:
+    """The highest peak RSS (VmHWM) among the code worker's processes."""
+    best = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        if b"celery" in cmdline and b"code" in cmdline:
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    best = max(best, int(line.split()[1]))
+    return best / 1024
+
+
+def strata_worker(repo: Path, rounds: int, stack: Stack) -> dict[str, Any]:
+    name = f"race-wk-{uuid.uuid4().hex[:8]}"
+    subprocess.run(
+        [
+            STRATA,
+            "repo",
+            "add",
+            name,
+            "--provider",
+            "github",
+            "--path",
+            str(repo),
+            "--secret-stdin",
+        ],
+        input=SECRET + "\n",
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    head = git(repo, "rev-parse", "HEAD")
+    full, _ = stack.push(name, ZERO, head)
+    incremental = []
+    for n in range(rounds):
+        after = change_one_file(repo, n)
+        seconds, _ = stack.push(name, head, after)
+        incremental.append(seconds)
+        head = after
+    return {"full": full, "incremental": incremental, "peak_mb": worker_peak_mb()}
+
+
+def cli_latency(stack: Stack | None) -> dict[str, float]:
+    helps = [measured([STRATA, "--help"]).wall_s for _ in range(5)]
+    out = {"help": median(helps)}
+    if stack is not None:
+        env = dict(os.environ, STRATA_API_KEY=stack.token)
+        rounds = [measured([STRATA, "graphql", "{ __typename }"], env=env).wall_s for _ in range(5)]
+        out["graphql"] = median(rounds)
+    return out
+
+
+# -- codegraph ------------------------------------------------------------------------
+
+
+def codegraph(repo: Path, rounds: int) -> dict[str, Any]:
+    home = CACHE / "codegraph"
+    binary = home / "node_modules" / ".bin" / "codegraph"
+    if not binary.exists():
+        home.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--save-exact", CODEGRAPH],
+            cwd=home,
+            check=True,
+            capture_output=True,
+        )
+    version = subprocess.run(
+        [str(binary), "--version"], check=False, capture_output=True, text=True
+    ).stdout
+    full = measured([str(binary), "init", "-y", str(repo)])
+    syncs = []
+    for n in range(rounds):
+        change_one_file(repo, n)
+        syncs.append(measured([str(binary), "sync", str(repo)]))
+    return {"version": version.strip(), "full": full, "sync": syncs}
+
+
+# -- report ---------------------------------------------------------------------------
+
+
+def report(
+    files: int,
+    lines: int,
+    *,
+    cli: dict[str, Any],
+    wk: dict[str, Any] | None,
+    cg: dict[str, Any] | None,
+    lat: dict[str, float],
+) -> None:
+    full: Run = cli["full"]
+    inc = median([r.wall_s for r in cli["incremental"]])
+    print(f"\ntree: Django 5.2.8 sdist, {files:,} Python files, {lines:,} lines of Python")
+    print(f"{'what':58} {'wall':>9} {'peak RSS':>10} {'tree RSS':>10}")
+    print(
+        f"{'strata index (CLI), full':58} {full.wall_s:8.2f}s {full.peak_rss_mb:8.0f}MB "
+        f"{full.tree_rss_mb:8.0f}MB"
+    )
+    print(f"{'strata index (CLI), one-file change (median)':58} {inc:8.3f}s")
+    if wk is not None:
+        print(
+            f"{'webhook -> API -> worker, full (POST to job end)':58} {wk['full']:8.2f}s "
+            f"{wk['peak_mb']:8.0f}MB"
+        )
+        print(
+            f"{'webhook -> API -> worker, one-file change (median)':58} "
+            f"{median(wk['incremental']):8.3f}s"
+        )
+    if cg is not None:
+        sync = median([r.wall_s for r in cg["sync"]])
+        print(
+            f"{'codegraph ' + cg['version'] + ' init':58} {cg['full'].wall_s:8.2f}s "
+            f"{cg['full'].peak_rss_mb:8.0f}MB {cg['full'].tree_rss_mb:8.0f}MB"
+        )
+        print(f"{'codegraph sync, one-file change (median)':58} {sync:8.3f}s")
+    print(f"{'strata --help (median of 5)':58} {lat['help']:8.3f}s")
+    if "graphql" in lat:
+        print(f"{'strata graphql round trip (median of 5)':58} {lat['graphql']:8.3f}s")
+    print("\nratios (target):")
+    print(f"  CLI one-file / CLI full            {inc / full.wall_s:6.1%}  (<= 3%)")
+    if wk is not None:
+        one = median(wk["incremental"])
+        print(f"  worker one-file                    {one * 1000:6.0f} ms (<= 300 ms)")
+        print(f"  worker one-file / CLI full         {one / full.wall_s:6.1%}  (<= 3%)")
+    if cg is not None:
+        sync = median([r.wall_s for r in cg["sync"]])
+        print(
+            f"  CLI full / codegraph init          {full.wall_s / cg['full'].wall_s:6.2f}x "
+            "(<= 1.0x milestone, <= 0.5x goal)"
+        )
+        if wk is not None:
+            print(f"  worker full / codegraph init       {wk['full'] / cg['full'].wall_s:6.2f}x")
+            print(
+                f"  worker one-file / codegraph sync   {median(wk['incremental']) / sync:6.2f}x "
+                "(<= 0.1x)"
+            )
+        print(f"  CLI one-file / codegraph sync      {inc / sync:6.2f}x")
+    print(f"  CLI full peak RSS                  {full.peak_rss_mb:6.0f} MB (<= 1024 MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="one-file changes per contender")
+    parser.add_argument("--skip-codegraph", action="store_true")
+    parser.add_argument("--skip-worker", action="store_true")
+    args = parser.parse_args()
+    sdist = fetch_sdist()
+    cli_repo = make_repo(sdist, "race-cli")
+    files, lines = tree_size(cli_repo)
+    print(f"[race] strata CLI on {files:,} files", flush=True)
+    cli = strata_cli(cli_repo, args.rounds)
+    wk = None
+    stack = None
+    with Stack() as running:
+        if not args.skip_worker:
+            print("[race] strata webhook -> API -> worker", flush=True)
+            wk = strata_worker(make_repo(sdist, "race-worker"), args.rounds, running)
+            stack = running
+        lat = cli_latency(stack)
+    cg = None
+    if not args.skip_codegraph:
+        print("[race] codegraph", flush=True)
+        cg = codegraph(make_repo(sdist, "race-codegraph"), args.rounds)
+    report(files, lines, cli=cli, wk=wk, cg=cg, lat=lat)
+
+
+if __name__ == "__main__":
+    main()
