@@ -44,6 +44,7 @@ from strata.code.languages.csharp import CSharpAdapter
 from strata.code.languages.go import GoAdapter
 from strata.code.languages.java import JavaAdapter
 from strata.code.languages.javascript import JavaScriptAdapter
+from strata.code.languages.module_system import ModuleSystem
 from strata.code.languages.python import PythonAdapter
 from strata.code.languages.rust import RustAdapter
 from strata.code.languages.typescript import TsxAdapter, TypeScriptAdapter
@@ -64,6 +65,18 @@ ADAPTERS: tuple[LanguageAdapter, ...] = (
 _BY_EXTENSION: dict[str, LanguageAdapter] = {
     ext: adapter for adapter in ADAPTERS for ext in adapter.extensions
 }
+_BY_LANGUAGE: dict[str, LanguageAdapter] = {adapter.language: adapter for adapter in ADAPTERS}
+
+
+def adapter_for_language(language: str) -> LanguageAdapter | None:
+    """The adapter whose ``language`` (as in ``FileExtract.language``) this is, or None."""
+    return _BY_LANGUAGE.get(language)
+
+
+def module_system_for(language: str) -> ModuleSystem | None:
+    """The module system of a language's files, or None for a language no adapter has."""
+    adapter = _BY_LANGUAGE.get(language)
+    return adapter.module_system if adapter is not None else None
 
 
 def adapter_for_path(path: str) -> LanguageAdapter | None:
@@ -86,4 +99,12 @@ def parse_file(path: str, source: bytes) -> FileExtract:
     return adapter.extract(path, source)
 
 
-__all__ = ["ADAPTERS", "LanguageAdapter", "adapter_for_path", "parse_file"]
+__all__ = [
+    "ADAPTERS",
+    "LanguageAdapter",
+    "ModuleSystem",
+    "adapter_for_language",
+    "adapter_for_path",
+    "module_system_for",
+    "parse_file",
+]
