@@ -44,6 +44,7 @@ from strata.code.languages.csharp import CSharpAdapter
 from strata.code.languages.go import GoAdapter
 from strata.code.languages.java import JavaAdapter
 from strata.code.languages.javascript import JavaScriptAdapter
+from strata.code.languages.kotlin import KotlinAdapter
 from strata.code.languages.module_system import ModuleSystem
 from strata.code.languages.python import PythonAdapter
 from strata.code.languages.rust import RustAdapter
@@ -60,6 +61,7 @@ ADAPTERS: tuple[LanguageAdapter, ...] = (
     JavaAdapter(),
     RustAdapter(),
     CSharpAdapter(),
+    KotlinAdapter(),
 )
 
 _BY_EXTENSION: dict[str, LanguageAdapter] = {
