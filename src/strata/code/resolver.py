@@ -224,6 +224,11 @@ class Resolver:
             member = self.member(own, call.name) if own is not None else None
             if member is not None:
                 return member, False
+        if system is not None and call.callee != call.name:
+            # `\A\B\f()`, `new \A\B\C()`: a callee written fully qualified
+            absolute = system.absolute(self.index, call.callee)
+            if absolute is not None and absolute in _known(self.symbols, absolute):
+                return _Hit(absolute, "qualified"), False
         bound = self.scope(path).bindings.get(call.name)
         if isinstance(bound, ModuleTarget) and bound.external:
             return None, True

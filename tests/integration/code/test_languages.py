@@ -33,6 +33,7 @@ CASES = {
     "csharp": ("Shop/Models.cs", "Validate", "Save", "Checkout"),
     "rust": ("src/models.rs", "validate", "save", "checkout"),
     "kotlin": ("src/main/kotlin/com/example/shop/Cart.kt", "validate", "save", "checkout"),
+    "php": ("src/Models/Cart.php", "validate", "save", "checkout"),
 }
 
 

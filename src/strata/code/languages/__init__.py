@@ -46,6 +46,7 @@ from strata.code.languages.java import JavaAdapter
 from strata.code.languages.javascript import JavaScriptAdapter
 from strata.code.languages.kotlin import KotlinAdapter
 from strata.code.languages.module_system import ModuleSystem
+from strata.code.languages.php import PhpAdapter
 from strata.code.languages.python import PythonAdapter
 from strata.code.languages.rust import RustAdapter
 from strata.code.languages.typescript import TsxAdapter, TypeScriptAdapter
@@ -62,6 +63,7 @@ ADAPTERS: tuple[LanguageAdapter, ...] = (
     RustAdapter(),
     CSharpAdapter(),
     KotlinAdapter(),
+    PhpAdapter(),
 )
 
 _BY_EXTENSION: dict[str, LanguageAdapter] = {
