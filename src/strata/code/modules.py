@@ -55,8 +55,19 @@ MANIFESTS: Mapping[str, str] = {
 }
 
 
+_BY_FILENAME: dict[str, Manifest] = {
+    m.filename: m for m in reversed(_MANIFESTS) if not m.filename.startswith("*.")
+}
+_BY_SUFFIX: tuple[Manifest, ...] = tuple(m for m in _MANIFESTS if m.filename.startswith("*."))
+_SUFFIXES = tuple(m.filename[1:] for m in _BY_SUFFIX)
+
+
 def _manifest_for(basename: str) -> Manifest | None:
-    return next((m for m in _MANIFESTS if m.matches(basename)), None)
+    # called for every tree entry: one dict probe and one endswith in the common case
+    found = _BY_FILENAME.get(basename)
+    if found is not None or not basename.endswith(_SUFFIXES):
+        return found
+    return next((m for m in _BY_SUFFIX if m.matches(basename)), None)
 
 
 def is_manifest(path: str) -> bool:
