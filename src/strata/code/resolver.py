@@ -3,7 +3,8 @@
 A call is linked through, in order: the enclosing scopes and the file itself
 (``local``), ``self``/``this`` on the caller's class (``self``) and its bases
 (``hierarchy``), import bindings and namespace siblings (``import``), a class
-or module receiver (``qualified``), and, only when exactly one declaration in
+or module receiver, or a name the file's module system knows fully qualified
+(``qualified``), and, only when exactly one declaration in
 the repository has that method or function name, ``name_only`` with a low
 confidence. Anything else stays an unresolved reference (name and line) on
 the caller; calls into external modules are counted, not linked.
