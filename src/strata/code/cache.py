@@ -78,9 +78,7 @@ class ExtractCache:
         if previous is not None:
             previous.join()
         writer = threading.Thread(
-            target=self._persist,
-            args=(self._path(repo, ref), extracts),
-            daemon=True,
+            target=self._persist, args=(self._path(repo, ref), extracts), daemon=True,
             name="strata-extract-cache",
         )
         self._writes[key] = writer
