@@ -12,8 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from strata.code.git import CommitInfo
+from strata.code.languages import module_system_for
 from strata.code.model import FileExtract, SymbolDef
-from strata.code.modules import FAMILY, ModuleIndex, PackageInfo, package_of
+from strata.code.modules import ModuleIndex, PackageInfo, package_of
 from strata.code.resolver import FileResolution
 from strata.facts import EdgeFact, NodeRef, Source, StateFact
 from strata.ontology.model import Ontology
@@ -176,14 +177,12 @@ class CodeProjection:
     # -- file level ------------------------------------------------------------------
 
     def qualified_name(self, path: str, extract: FileExtract, symbol: SymbolDef) -> str:
-        family = FAMILY.get(extract.language)
-        module = self.index.module_of.get(path)
-        if family in ("python",) and module:
-            return f"{module}.{symbol.qualname}"
-        if family in ("java", "go", "csharp") and extract.package:
-            return f"{extract.package}.{symbol.qualname}"
-        if family == "rust" and module:
-            return f"{module}::{symbol.qualname.replace('.', '::')}"
+        """The name the file's module system writes for the symbol, else ``path:qualname``."""
+        system = module_system_for(extract.language)
+        if system is not None:
+            named = system.qualified_name(self.index.module_of.get(path), extract, symbol)
+            if named is not None:
+                return named
         return f"{path}:{symbol.qualname}"
 
     def file_states(

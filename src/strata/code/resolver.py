@@ -3,7 +3,8 @@
 A call is linked through, in order: the enclosing scopes and the file itself
 (``local``), ``self``/``this`` on the caller's class (``self``) and its bases
 (``hierarchy``), import bindings and namespace siblings (``import``), a class
-or module receiver (``qualified``), and, only when exactly one declaration in
+or module receiver, or a name the file's module system knows fully qualified
+(``qualified``), and, only when exactly one declaration in
 the repository has that method or function name, ``name_only`` with a low
 confidence. Anything else stays an unresolved reference (name and line) on
 the caller; calls into external modules are counted, not linked.
@@ -16,7 +17,6 @@ from dataclasses import dataclass, field
 
 from strata.code.model import CallSite, FileExtract, SymbolDef
 from strata.code.modules import (
-    FAMILY,
     Binding,
     FileScope,
     ModuleIndex,
@@ -190,15 +190,21 @@ class Resolver:
             return self._resolve_own(path, call, through_bases=head in SUPER_RECEIVERS), False
         first, _, rest = head.partition(".")
         if first in SELF_RECEIVERS and rest and "." not in rest:
-            # self.Base.method(): an embedded (Go) or explicitly named base type.
+            # self.Base.method(): an embedded or explicitly named base type.
             hit = self._through_named_base(path, call, rest)
             if hit is not None:
                 return hit, False
         hit, external = self._resolve_receiver(path, head, call)
         if hit is not None or external:
             return hit, external
-        if FAMILY.get(extract.language) == "go" and call.caller and "." in call.caller:
-            # Go methods name their receiver variable; try the method's own type.
+        system = self.index.system_of(path)
+        if (
+            system is not None
+            and system.receiver_variable_is_self
+            and call.caller
+            and "." in call.caller
+        ):
+            # The method names its receiver variable; try the method's own type.
             own = self._owner_class(path, call.caller)
             member = self.member(own, call.name) if own is not None else None
             if member is not None:
@@ -212,12 +218,18 @@ class Resolver:
         hit = self.lookup_name(path, call.name, call.caller)
         if hit is not None:
             return hit, False
-        if call.caller is not None and FAMILY.get(extract.language) in ("java", "csharp", "js"):
-            # Implicit `this` (Java, C#) and same-class helpers.
+        system = self.index.system_of(path)
+        if call.caller is not None and system is not None and system.bare_calls_reach_own_class:
+            # Implicit `this` and same-class helpers.
             own = self._owner_class(path, call.caller)
             member = self.member(own, call.name) if own is not None else None
             if member is not None:
                 return member, False
+        if system is not None and call.callee != call.name:
+            # `\A\B\f()`, `new \A\B\C()`: a callee written fully qualified
+            absolute = system.absolute(self.index, call.callee)
+            if absolute is not None and absolute in _known(self.symbols, absolute):
+                return _Hit(absolute, "qualified"), False
         bound = self.scope(path).bindings.get(call.name)
         if isinstance(bound, ModuleTarget) and bound.external:
             return None, True
@@ -291,15 +303,8 @@ class Resolver:
         return self.symbols[(target.path, target.qualname)].kind
 
     def _submodule(self, path: str, module: ModuleTarget, rest: list[str]) -> Binding | None:
-        language = self.index.files[path].language
-        family = FAMILY.get(language)
-        if family != "python":
-            return None
-        name = ".".join([module.name, *rest])
-        target = self.index.by_module.get(("python", name))
-        if target:
-            return ModuleTarget(name, tuple(sorted(target)))
-        return None
+        system = self.index.system_of(path)
+        return system.submodule(self.index, module, rest) if system is not None else None
 
     def _in_module(self, module: ModuleTarget, name: str) -> _Hit | None:
         for candidate in module.paths:
@@ -323,9 +328,10 @@ class Resolver:
     def lookup_name(self, path: str, name: str, caller: str | None) -> _Hit | None:
         """What a bare name means in a file, from inside ``caller``."""
         if caller:
-            # Enclosing functions are scopes; a class body is one only in Java and C#
-            # (implicit `this`): in Python, JS, Go and Rust a method must say self/this.
-            implicit_this = FAMILY.get(self.index.files[path].language) in ("java", "csharp")
+            # Enclosing functions are scopes; a class body is one only where the module
+            # system says so (implicit `this`); elsewhere a method must say self/this.
+            system = self.index.system_of(path)
+            implicit_this = system is not None and system.class_body_is_scope
             parts = caller.split(".")
             for cut in range(len(parts), 0, -1):
                 enclosing = self.symbols.get((path, ".".join(parts[:cut])))
@@ -338,6 +344,10 @@ class Resolver:
         top = self.index.top_level.get(path, {}).get(name)
         if top is not None:
             return _Hit(SymbolTarget(path, top.qualname), "local")
+        return self._lookup_outside(path, name)
+
+    def _lookup_outside(self, path: str, name: str) -> _Hit | None:
+        """A bare name declared in another file: imported, a sibling's, or fully qualified."""
         scope = self.scope(path)
         bound = scope.bindings.get(name)
         if isinstance(bound, SymbolTarget) and bound in _known(self.symbols, bound):
@@ -354,6 +364,10 @@ class Resolver:
             hit = self._in_module(module, name)
             if hit is not None:
                 return hit
+        system = self.index.system_of(path)
+        absolute = system.absolute(self.index, name) if system is not None else None
+        if absolute is not None and absolute in _known(self.symbols, absolute):
+            return _Hit(absolute, "qualified")
         return None
 
     def _lookup_type(self, path: str, written: str, parent: str | None) -> _Hit | None:

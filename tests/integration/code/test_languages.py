@@ -32,6 +32,8 @@ CASES = {
     "java": ("src/main/java/com/example/shop/Cart.java", "validate", "save", "checkout"),
     "csharp": ("Shop/Models.cs", "Validate", "Save", "Checkout"),
     "rust": ("src/models.rs", "validate", "save", "checkout"),
+    "kotlin": ("src/main/kotlin/com/example/shop/Cart.kt", "validate", "save", "checkout"),
+    "php": ("src/Models/Cart.php", "validate", "save", "checkout"),
 }
 
 

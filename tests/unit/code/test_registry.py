@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from strata.code.languages import ADAPTERS, adapter_for_path, parse_file
+from strata.code.languages import (
+    ADAPTERS,
+    adapter_for_language,
+    adapter_for_path,
+    module_system_for,
+    parse_file,
+)
 from strata.code.languages.base import LanguageAdapter, compiled_query
 from strata.errors import ValidationError
+from strata.ontology import load_ontology
+from strata.settings import PROJECT_ROOT
 
 
 class TestAdapterForPath:
@@ -66,3 +74,18 @@ class TestQueries:
         assert extract.language == adapter.language
         assert (extract.lines, extract.symbols, extract.calls, extract.imports) == (0, (), (), ())
         assert not extract.has_errors
+
+
+class TestModuleSystems:
+    """Every adapter names a module system whose manifests the ontology accepts."""
+
+    def test_manifest_ecosystems_are_in_the_ontology(self) -> None:
+        allowed = load_ontology(PROJECT_ROOT / "ontology").node("Package").state.all["ecosystem"]
+        declared = {m.ecosystem for a in ADAPTERS for m in a.module_system.manifests}
+        assert declared <= set(allowed.enum)
+
+    def test_adapter_for_language(self) -> None:
+        for adapter in ADAPTERS:
+            assert adapter_for_language(adapter.language) is adapter
+            assert module_system_for(adapter.language) is adapter.module_system
+        assert module_system_for("cobol") is None

@@ -3,6 +3,10 @@ decorators, JSDoc, ``require``, jest/vitest test calls, Express and NestJS route
 
 from __future__ import annotations
 
+import posixpath
+import re
+from typing import TYPE_CHECKING, ClassVar
+
 from tree_sitter import Node
 
 from strata.code.languages import _routes
@@ -17,7 +21,18 @@ from strata.code.languages.base import (
     strip_block_comment,
     unquote,
 )
-from strata.code.model import Import, SymbolKind
+from strata.code.languages.module_system import (
+    Binding,
+    FileScope,
+    Manifest,
+    ModuleSystem,
+    ModuleTarget,
+    SymbolTarget,
+)
+from strata.code.model import FileExtract, Import, SymbolKind
+
+if TYPE_CHECKING:
+    from strata.code.modules import ModuleIndex
 
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
@@ -55,8 +70,79 @@ def is_test_path(path: str) -> bool:
     return "__tests__" in parts[:-1] or "test" in stem_parts or "spec" in stem_parts
 
 
+# stripped from a path to get its module name, longest first (".d.ts" before ".ts")
+_MODULE_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+
+
+class EcmaScriptModules(ModuleSystem):
+    """Relative specifiers resolve to files (an index file answers to its folder);
+    bare specifiers are packages, external."""
+
+    family = "ecmascript"
+    manifests = (Manifest("package.json", "npm", re.compile(rb'"name"\s*:\s*"([^"]+)"')),)
+    bare_calls_reach_own_class = True
+
+    def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        stem = posixpath.splitext(path)[0]
+        for ext in _MODULE_EXTENSIONS:
+            if path.endswith(ext):
+                stem = path[: -len(ext)]
+                break
+        names = [stem]
+        if posixpath.basename(stem) == "index":
+            names.append(posixpath.dirname(stem))
+        return names
+
+    def bind(
+        self, index: ModuleIndex, path: str, extract: FileExtract, imp: Import, scope: FileScope
+    ) -> list[Binding]:
+        spec = imp.module
+        if spec.startswith("."):
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+            target = self.modules(index, joined)
+        else:
+            target = ModuleTarget(spec, ())
+        if not imp.names:
+            if imp.alias:
+                scope.bindings[imp.alias] = target
+            return [target]
+        bound: list[Binding] = []
+        for name in imp.names:
+            if name == "*":
+                if imp.alias:
+                    scope.bindings[imp.alias] = target
+                else:
+                    scope.wildcards.append(target)
+                bound.append(target)
+                continue
+            if name == "default":
+                found = _default_export(index, target.paths, imp.alias)
+            else:
+                found = index.symbol_in(target.paths, name)
+            binding: Binding = found or target
+            scope.bindings[imp.alias or name] = binding
+            bound.append(binding)
+        return bound
+
+
+def _default_export(
+    index: ModuleIndex, paths: tuple[str, ...], alias: str | None
+) -> SymbolTarget | None:
+    """The top-level symbol named like the local alias, else a file's only callable."""
+    for candidate in paths:
+        tops = index.top_level.get(candidate, {})
+        if alias and alias in tops:
+            return SymbolTarget(candidate, tops[alias].qualname)
+        callables = [s for s in tops.values() if s.kind in ("function", "class")]
+        if len(callables) == 1:
+            return SymbolTarget(candidate, callables[0].qualname)
+    return None
+
+
 class EcmaScriptAdapter(LanguageAdapter):
     """Base of the JavaScript, TypeScript and TSX adapters."""
+
+    module_system: ClassVar[ModuleSystem] = EcmaScriptModules()
 
     framework_imports = (
         ("express", "express"),

@@ -33,6 +33,7 @@ from strata.code.languages._text import (
     unquote,
 )
 from strata.code.languages._unit import Decl, RawCall, Unit
+from strata.code.languages.module_system import ModuleSystem
 from strata.code.model import FileExtract, Import, SymbolKind
 
 __all__ = [
@@ -77,13 +78,16 @@ def compiled_query(language: Language, stem: str) -> Query:
 class LanguageAdapter:
     """Turns one language's source bytes into a :class:`FileExtract`.
 
-    Subclasses set the class attributes, implement :meth:`grammar` and override
-    the ``on_*`` handlers and the ``describe``/``before_link``/``finish`` hooks.
+    Subclasses set the class attributes (``module_system`` included), implement
+    :meth:`grammar` and override the ``on_*`` handlers and the
+    ``describe``/``before_link``/``finish`` hooks.
     """
 
     language: ClassVar[str]
     extensions: ClassVar[tuple[str, ...]]
     query_file: ClassVar[str]
+    # how files of this language see each other (shared by adapters that import each other)
+    module_system: ClassVar[ModuleSystem]
     # (module prefix, framework): an import of the prefix marks the file's framework
     framework_imports: ClassVar[tuple[tuple[str, str], ...]] = ()
     # receivers that mean "the parent class" in this language, normalized to "super"

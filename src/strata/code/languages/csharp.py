@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from typing import TYPE_CHECKING
 
 import tree_sitter_c_sharp
 from tree_sitter import Node
@@ -24,7 +25,16 @@ from strata.code.languages.base import (
     strip_line_comments,
     unquote,
 )
-from strata.code.model import Import, SymbolKind
+from strata.code.languages.module_system import (
+    Binding,
+    FileScope,
+    Manifest,
+    ModuleSystem,
+)
+from strata.code.model import FileExtract, Import, SymbolDef, SymbolKind
+
+if TYPE_CHECKING:
+    from strata.code.modules import ModuleIndex
 
 _COMMENTS = frozenset({"comment"})
 _TESTS = {
@@ -57,10 +67,46 @@ _SUMMARY = re.compile(r"</?summary>")
 _MAIN = "static void Main"
 
 
+class DotnetModules(ModuleSystem):
+    """Namespaces: a file answers to its namespace; ``using N`` brings N's types in
+    (a wildcard), ``using A = N.T`` one type; files of one namespace see each
+    other; bare names in a class body reach its members (implicit ``this``)."""
+
+    family = "dotnet"
+    manifests = (Manifest("*.csproj", "dotnet"),)
+    class_body_is_scope = True
+    bare_calls_reach_own_class = True
+
+    def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        return [extract.package or ""]
+
+    def bind(
+        self, index: ModuleIndex, path: str, extract: FileExtract, imp: Import, scope: FileScope
+    ) -> list[Binding]:
+        if imp.alias:
+            namespace, _, name = imp.module.rpartition(".")
+            found = index.symbol_in(self.modules(index, namespace).paths, name)
+            binding: Binding = found or self.modules(index, imp.module)
+            scope.bindings[imp.alias] = binding
+            return [binding]
+        target = self.modules(index, imp.module)
+        scope.wildcards.append(target)
+        return [target]
+
+    def siblings(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        return self.package_siblings(index, path, extract)
+
+    def qualified_name(
+        self, module: str | None, extract: FileExtract, symbol: SymbolDef
+    ) -> str | None:
+        return f"{extract.package}.{symbol.qualname}" if extract.package else None
+
+
 class CSharpAdapter(LanguageAdapter):
     language = "csharp"
     extensions = (".cs",)
     query_file = "csharp"
+    module_system = DotnetModules()
     framework_imports = (
         ("Microsoft.AspNetCore", "aspnet"),
         ("Xunit", "xunit"),

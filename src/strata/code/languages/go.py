@@ -4,7 +4,9 @@ main`` in package main; net/http, chi, gin and echo routes."""
 
 from __future__ import annotations
 
+import posixpath
 import re
+from typing import TYPE_CHECKING
 
 import tree_sitter_go
 from tree_sitter import Node
@@ -22,7 +24,16 @@ from strata.code.languages.base import (
     strip_line_comments,
     unquote,
 )
-from strata.code.model import Import, SymbolKind
+from strata.code.languages.module_system import (
+    Binding,
+    FileScope,
+    Manifest,
+    ModuleSystem,
+)
+from strata.code.model import FileExtract, Import, SymbolDef, SymbolKind
+
+if TYPE_CHECKING:
+    from strata.code.modules import ModuleIndex
 
 _COMMENTS = frozenset({"comment"})
 # go test: TestXxx, BenchmarkXxx, FuzzXxx, ExampleXxx; the next letter is not lower case
@@ -50,10 +61,53 @@ _HTTP_PATTERN = re.compile(r"^([A-Z]+)\s+(\S+)$")
 _KEYWORDS = {"type_spec": "type ", "type_alias": "type ", "const_spec": "const "}
 
 
+class GoModules(ModuleSystem):
+    """Directories are packages, imported by path under their go.mod module;
+    files of one directory see each other."""
+
+    family = "go"
+    manifests = (Manifest("go.mod", "go", re.compile(rb"^module\s+(\S+)", re.M)),)
+    receiver_variable_is_self = True
+
+    def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        """Import paths of the file's directory under each go.mod, then the directory."""
+        directory = posixpath.dirname(path)
+        names = []
+        for module in index.packages_in("go"):
+            prefix = module.path + "/" if module.path else ""
+            if directory == module.path or directory.startswith(prefix):
+                rel = directory[len(module.path) :].lstrip("/")
+                names.append(f"{module.name}/{rel}" if rel else module.name)
+        names.append(directory)
+        return names
+
+    def bind(
+        self, index: ModuleIndex, path: str, extract: FileExtract, imp: Import, scope: FileScope
+    ) -> list[Binding]:
+        target = self.modules(index, imp.module)
+        alias = imp.alias or imp.module.rsplit("/", 1)[-1]
+        if alias in ("_",):
+            return [target]
+        if alias == ".":
+            scope.wildcards.append(target)
+        else:
+            scope.bindings[alias] = target
+        return [target]
+
+    def siblings(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        return [p for p in index.by_dir[posixpath.dirname(path)] if p != path]
+
+    def qualified_name(
+        self, module: str | None, extract: FileExtract, symbol: SymbolDef
+    ) -> str | None:
+        return f"{extract.package}.{symbol.qualname}" if extract.package else None
+
+
 class GoAdapter(LanguageAdapter):
     language = "go"
     extensions = (".go",)
     query_file = "go"
+    module_system = GoModules()
     framework_imports = (
         ("net/http", "nethttp"),
         ("github.com/go-chi/chi", "chi"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from typing import TYPE_CHECKING
 
 import tree_sitter_java
 from tree_sitter import Node
@@ -23,7 +24,17 @@ from strata.code.languages.base import (
     strip_block_comment,
     unquote,
 )
-from strata.code.model import Import, SymbolKind
+from strata.code.languages.module_system import (
+    Binding,
+    FileScope,
+    Manifest,
+    ModuleSystem,
+    ModuleTarget,
+)
+from strata.code.model import FileExtract, Import, SymbolDef, SymbolKind
+
+if TYPE_CHECKING:
+    from strata.code.modules import ModuleIndex
 
 _COMMENTS = frozenset({"block_comment", "line_comment"})
 _ANNOTATIONS = frozenset({"annotation", "marker_annotation"})
@@ -39,10 +50,57 @@ _MAPPINGS = {
 _TEST_FILE = re.compile(r"^(Test\w*|\w+(Test|Tests|IT))\.java$")
 
 
+class JvmModules(ModuleSystem):
+    """Packages of classes: a file answers to ``package.Class`` for each top-level
+    declaration and to its package; ``import a.b.C`` and ``import a.b.*``;
+    files of one package see each other; bare names in a class body reach its
+    members (implicit ``this``)."""
+
+    family = "jvm"
+    manifests = (
+        Manifest("pom.xml", "maven", re.compile(rb"<artifactId>([^<]+)</artifactId>")),
+        Manifest("build.gradle", "gradle"),
+        Manifest("build.gradle.kts", "gradle"),
+    )
+    class_body_is_scope = True
+    bare_calls_reach_own_class = True
+
+    def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        classes = [s.name for s in extract.symbols if s.parent is None]
+        package = extract.package or ""
+        return [f"{package}.{c}" if package else c for c in classes] + (
+            [package] if package else []
+        )
+
+    def bind(
+        self, index: ModuleIndex, path: str, extract: FileExtract, imp: Import, scope: FileScope
+    ) -> list[Binding]:
+        module = imp.module
+        if module.endswith(".*"):
+            target = self.modules(index, module[:-2])
+            scope.wildcards.append(target)
+            return [target]
+        cls = module.rpartition(".")[2]
+        paths = index.by_module.get((self.family, module), [])
+        found = index.symbol_in(paths, cls) if paths else None
+        binding: Binding = found or ModuleTarget(module, ())
+        scope.bindings[imp.alias or cls] = binding
+        return [binding]
+
+    def siblings(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        return self.package_siblings(index, path, extract)
+
+    def qualified_name(
+        self, module: str | None, extract: FileExtract, symbol: SymbolDef
+    ) -> str | None:
+        return f"{extract.package}.{symbol.qualname}" if extract.package else None
+
+
 class JavaAdapter(LanguageAdapter):
     language = "java"
     extensions = (".java",)
     query_file = "java"
+    module_system = JvmModules()
     framework_imports = (
         ("org.springframework", "spring"),
         ("org.junit", "junit"),

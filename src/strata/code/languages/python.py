@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from typing import TYPE_CHECKING
 
 import tree_sitter_python
 from tree_sitter import Node
@@ -20,17 +21,94 @@ from strata.code.languages.base import (
     signature,
     unquote,
 )
-from strata.code.model import SymbolKind
+from strata.code.languages.module_system import (
+    Binding,
+    FileScope,
+    Manifest,
+    ModuleSystem,
+    ModuleTarget,
+)
+from strata.code.model import FileExtract, Import, SymbolDef, SymbolKind
+
+if TYPE_CHECKING:
+    from strata.code.modules import ModuleIndex
 
 _TEST_NAME = re.compile(r"^test")
 _ROUTE_METHODS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
 _CLI_FRAMEWORKS = ("typer", "click")
 
 
+class PythonModules(ModuleSystem):
+    """Dotted module paths (every suffix of the file path), ``import`` and ``from``."""
+
+    family = "python"
+    manifests = (
+        Manifest(
+            "pyproject.toml", "python", re.compile(rb'^\s*name\s*=\s*["\']([^"\']+)["\']', re.M)
+        ),
+        Manifest("setup.py", "python", re.compile(rb'name\s*=\s*["\']([^"\']+)["\']')),
+    )
+
+    def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        return _module_names(path)
+
+    def bind(
+        self, index: ModuleIndex, path: str, extract: FileExtract, imp: Import, scope: FileScope
+    ) -> list[Binding]:
+        module = imp.module
+        if module.startswith("."):
+            module = _relative(path, module)
+        if not imp.names:
+            target = self.modules(index, module)
+            if imp.alias:
+                scope.bindings[imp.alias] = target
+            else:
+                # `import a.b.c` binds `a`, and the dotted receiver `a.b.c` resolves whole.
+                scope.bindings[module] = target
+                head = module.split(".", 1)[0]
+                scope.bindings.setdefault(head, self.modules(index, head))
+            return [target]
+        base = self.modules(index, module)
+        bound: list[Binding] = []
+        for name in imp.names:
+            if name == "*":
+                scope.wildcards.append(base)
+                bound.append(base)
+                continue
+            sub = self.modules(index, f"{module}.{name}")
+            binding: Binding
+            if sub.paths:
+                binding = sub
+            else:
+                found = index.symbol_in(base.paths, name)
+                if found is not None:
+                    binding = found
+                elif base.paths:
+                    binding = ModuleTarget(module, base.paths)
+                else:
+                    binding = ModuleTarget(f"{module}.{name}", ())
+            scope.bindings[imp.alias or name] = binding
+            bound.append(binding)
+        return bound
+
+    def submodule(
+        self, index: ModuleIndex, module: ModuleTarget, rest: list[str]
+    ) -> ModuleTarget | None:
+        name = ".".join([module.name, *rest])
+        target = index.by_module.get((self.family, name))
+        return ModuleTarget(name, tuple(sorted(target))) if target else None
+
+    def qualified_name(
+        self, module: str | None, extract: FileExtract, symbol: SymbolDef
+    ) -> str | None:
+        return f"{module}.{symbol.qualname}" if module else None
+
+
 class PythonAdapter(LanguageAdapter):
     language = "python"
     extensions = (".py", ".pyi")
     query_file = "python"
+    module_system = PythonModules()
     framework_imports = (
         ("fastapi", "fastapi"),
         ("flask", "flask"),
@@ -271,3 +349,28 @@ def _mark_django_urls(unit: Unit) -> None:
         if view.type == "call" and _call_parts(unit, view)[1] == "include":
             continue
         unit.add_entrypoint(_routes.http(["ANY"], route), "django")
+
+
+def _module_names(path: str) -> list[str]:
+    """Every dotted suffix of the path; in a src/ layout, the part after src/ first."""
+    parts = posixpath.splitext(path)[0].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    names = [".".join(parts[i:]) for i in range(len(parts)) if parts[i:]]
+    if "src" in parts[:-1]:
+        cut = len(parts) - 1 - parts[::-1].index("src")
+        primary = ".".join(parts[cut + 1 :])
+        names.remove(primary)
+        names.insert(0, primary)
+    return names
+
+
+def _relative(path: str, module: str) -> str:
+    """``from ..a import b`` made absolute against the file's directory."""
+    dots = len(module) - len(module.lstrip("."))
+    rest = module[dots:]
+    parts = posixpath.dirname(path).split("/") if posixpath.dirname(path) else []
+    if dots > 1:
+        parts = parts[: len(parts) - (dots - 1)] if dots - 1 <= len(parts) else []
+    base = ".".join(p for p in parts if p)
+    return f"{base}.{rest}".strip(".") if rest else base

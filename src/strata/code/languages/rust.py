@@ -5,6 +5,8 @@ tests; ``fn main`` of binaries; actix-web/rocket route attributes."""
 from __future__ import annotations
 
 import posixpath
+import re
+from typing import TYPE_CHECKING
 
 import tree_sitter_rust
 from tree_sitter import Node
@@ -24,7 +26,17 @@ from strata.code.languages.base import (
     strip_line_comments,
     unquote,
 )
-from strata.code.model import Import, SymbolKind
+from strata.code.languages.module_system import (
+    Binding,
+    FileScope,
+    Manifest,
+    ModuleSystem,
+    ModuleTarget,
+)
+from strata.code.model import FileExtract, Import, SymbolDef, SymbolKind
+
+if TYPE_CHECKING:
+    from strata.code.modules import ModuleIndex
 
 _COMMENTS = frozenset({"line_comment", "block_comment"})
 _CHAIN_TOKENS = frozenset({"identifier", "self", "token_tree", ".", "::"})
@@ -43,10 +55,54 @@ _ROUTE_ATTRIBUTES = frozenset({"get", "post", "put", "delete", "patch", "head", 
 _ROUTE_FRAMEWORKS = ("actix", "rocket")
 
 
+class RustModules(ModuleSystem):
+    """``crate::a::b`` module paths from the file path; ``use`` with ``self::``/``super::``."""
+
+    family = "rust"
+    manifests = (Manifest("Cargo.toml", "cargo", re.compile(rb'^\s*name\s*=\s*"([^"]+)"', re.M)),)
+
+    def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
+        return [_module_path(path)]
+
+    def bind(
+        self, index: ModuleIndex, path: str, extract: FileExtract, imp: Import, scope: FileScope
+    ) -> list[Binding]:
+        module = _absolute(path, imp.module)
+        target = self.modules(index, module)
+        if not imp.names:
+            name = imp.alias or module.rsplit("::", 1)[-1]
+            if target.paths:
+                scope.bindings[name] = target
+                return [target]
+            parent, _, last = module.rpartition("::")
+            found = index.symbol_in(self.modules(index, parent).paths, last)
+            binding: Binding = found or target
+            scope.bindings[name] = binding
+            return [binding]
+        bound: list[Binding] = []
+        for name in imp.names:
+            if name == "*":
+                scope.wildcards.append(target)
+                bound.append(target)
+                continue
+            sub = self.modules(index, f"{module}::{name}")
+            inner: Binding | None = sub if sub.paths else index.symbol_in(target.paths, name)
+            binding = inner or ModuleTarget(f"{module}::{name}", ())
+            scope.bindings[imp.alias or name] = binding
+            bound.append(binding)
+        return bound
+
+    def qualified_name(
+        self, module: str | None, extract: FileExtract, symbol: SymbolDef
+    ) -> str | None:
+        return f"{module}::{symbol.qualname.replace('.', '::')}" if module else None
+
+
 class RustAdapter(LanguageAdapter):
     language = "rust"
     extensions = (".rs",)
     query_file = "rust"
+    module_system = RustModules()
     framework_imports = (("actix_web", "actix"), ("rocket", "rocket"), ("axum", "axum"))
 
     def grammar(self) -> object:
@@ -290,3 +346,27 @@ def _mark_route(unit: Unit, decl: Decl, framework: str) -> None:
         decl.entrypoint = _routes.http(methods or ["ANY"], strings[0])
         decl.framework = framework
         return
+
+
+def _module_path(path: str) -> str:
+    """The module a file is, from its path under ``src`` (``lib``/``main``/``mod`` are
+    their folder)."""
+    parts = path.split("/")
+    if "src" in parts:
+        parts = parts[parts.index("src") + 1 :]
+    stem = posixpath.splitext(parts[-1])[0] if parts else ""
+    parts = parts[:-1]
+    if stem not in ("lib", "main", "mod"):
+        parts.append(stem)
+    return "::".join(["crate", *parts])
+
+
+def _absolute(path: str, module: str) -> str:
+    """``self::`` and ``super::`` paths made absolute (``crate::...``)."""
+    current = _module_path(path)
+    if module.startswith("self::"):
+        return current + module[len("self") :]
+    if module.startswith("super::"):
+        parent = current.rsplit("::", 1)[0] if "::" in current else current
+        return parent + module[len("super") :]
+    return module
