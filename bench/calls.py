@@ -11,7 +11,7 @@ Neo4j), taking the edges from the public API only:
            (see ``bench/calls_real.py``).
 
     .venv/bin/python bench/calls.py micro [--verbose] [--write-baseline]
-    .venv/bin/python bench/calls.py real [--sites 600] [--seed 12]
+    .venv/bin/python bench/calls.py real [--sites 250] [--seed 12]
 
 An edge is (caller, callee, line): caller and callee are ``path:qualname``
 (``path:<module>`` for a call at file level), line is the call's first line.
@@ -33,14 +33,14 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 # The public pure API of the code layer. If these names move, change this import only.
 from strata.code.languages import parse_file
 from strata.code.modules import ModuleIndex
 from strata.code.resolver import Resolver
 
+ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "fixtures" / "calls" / "python"
 BASELINE = CASES / "baseline.json"
 MODULE = "<module>"
@@ -81,9 +81,7 @@ class Case:
 
 
 def _edges(rows: Iterable[dict[str, object]] | None) -> frozenset[Edge]:
-    return frozenset(
-        (str(r["caller"]), str(r["callee"]), int(str(r["line"]))) for r in rows or ()
-    )
+    return frozenset((str(r["caller"]), str(r["callee"]), int(str(r["line"]))) for r in rows or ())
 
 
 def load_cases(root: Path = CASES) -> list[Case]:
@@ -93,8 +91,7 @@ def load_cases(root: Path = CASES) -> list[Case]:
         folder = spec.parent
         data = yaml.safe_load(spec.read_text(encoding="utf-8"))
         files = {
-            p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*.py"))
+            p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*.py"))
         }
         cases.append(
             Case(
@@ -235,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--verbose", action="store_true", help="list every wrong and missed edge")
     m.add_argument("--write-baseline", action="store_true", help="record today's right edges")
     r = sub.add_parser("real", help="real projects against Jedi")
-    r.add_argument("--sites", type=int, default=600, help="call sites sampled per project")
+    r.add_argument("--sites", type=int, default=250, help="call sites sampled per project")
     r.add_argument("--seed", type=int, default=12)
     r.add_argument("--projects", nargs="*", help="a subset of the pinned projects")
     args = parser.parse_args(argv)
