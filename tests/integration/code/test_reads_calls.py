@@ -101,9 +101,7 @@ class TestRecursion:
         name, _, _ = indexed
         fact = symbol_key(ontology, name, "lib.py", "fact")
         callers = code_reads.callers(fact, at(C1), depth=3)
-        assert [(h.key, h.depth, h.line, h.resolution) for h in callers] == [
-            (fact, 1, 2, "local")
-        ]
+        assert [(h.key, h.depth, h.line, h.resolution) for h in callers] == [(fact, 1, 2, "local")]
         callees = code_reads.callees(fact, at(C1), depth=3)
         assert [(h.key, h.depth, h.via) for h in callees] == [(fact, 1, fact)]
 
@@ -133,7 +131,8 @@ class TestUnresolved:
         resolved = code_reads.callers(helper, at(C1))
         assert [h.key.rsplit("|", 1)[-1] for h in resolved] == ["run"]
         assert resolved.unresolved.count == 0
-        assert resolved.total == 1 and not resolved.truncated
+        assert resolved.total == 1
+        assert not resolved.truncated
 
     def test_callees_list_the_unlinked_calls_inside(
         self,
@@ -157,7 +156,8 @@ class TestUnresolved:
         name, _, _ = indexed
         get = symbol_key(ontology, name, "lib.py", "Store.get")
         view = code_reads.impact(get, at(C1))
-        assert view.tests == [] and view.callers == []
+        assert view.tests == []
+        assert view.callers == []
         assert view.unresolved.count == 2
         read = symbol_key(ontology, name, "use.py", "read")
         reached = code_reads.impact(read, at(C1))
