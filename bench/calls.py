@@ -215,7 +215,7 @@ def baseline_of(results: list[CaseResult]) -> dict[str, dict[str, object]]:
     return {
         r.case.name: {
             "right": sorted([list(e) for e in r.right]),
-            "precision": round(r.score.precision, 4),
+            "precision": r.score.precision,
         }
         for r in results
     }
