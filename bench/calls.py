@@ -11,7 +11,7 @@ Neo4j), taking the edges from the public API only:
            (see ``bench/calls_real.py``).
 
     .venv/bin/python bench/calls.py micro [--verbose] [--write-baseline]
-    .venv/bin/python bench/calls.py real [--sites 250] [--seed 12]
+    .venv/bin/python bench/calls.py real [--sites 500] [--seed 12]
 
 An edge is (caller, callee, line): caller and callee are ``path:qualname``
 (``path:<module>`` for a call at file level), line is the call's first line.
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--verbose", action="store_true", help="list every wrong and missed edge")
     m.add_argument("--write-baseline", action="store_true", help="record today's right edges")
     r = sub.add_parser("real", help="real projects against Jedi")
-    r.add_argument("--sites", type=int, default=250, help="call sites sampled per project")
+    r.add_argument("--sites", type=int, default=500, help="call sites sampled per project")
     r.add_argument("--seed", type=int, default=12)
     r.add_argument("--projects", nargs="*", help="a subset of the pinned projects")
     args = parser.parse_args(argv)
