@@ -203,20 +203,27 @@ class CodeReads:
         *,
         depth: int = 1,
         first: int = 10,
+        unresolved: bool = True,
         repos: list[str] | None = None,
         timeout: float | None = None,
     ) -> CallList:
         """Who calls the symbol, breadth first up to ``depth`` hops (nearest first).
 
-        A symbol that calls itself is its own caller (at depth 1). The answer also
-        counts the unresolved call sites that may be callers (:class:`CallList`).
+        A symbol that calls itself is its own caller (at depth 1). With
+        ``unresolved`` (one more query, which reads every symbol state of the
+        repository) the answer also counts the unresolved call sites named like
+        the symbol or a caller short of the last hop: any of them may be a caller
+        the graph does not hold (:class:`CallList`).
         """
         found = self._walk(
             CALLERS_STEP, key, as_of, depth=depth, first=MAX_FIRST, repos=repos, timeout=timeout
         )
-        unresolved = self.unresolved_matching([key], as_of, repos=repos, timeout=timeout)
+        unseen = None
+        if unresolved:
+            keys = [key, *(h.key for h in found if h.label == "Symbol" and h.depth < depth)]
+            unseen = self.unresolved_matching(keys, as_of, repos=repos, timeout=timeout)
         first = max(1, min(first, MAX_FIRST))
-        return CallList(found[:first], total=len(found), unresolved=unresolved)
+        return CallList(found[:first], total=len(found), unresolved=unseen)
 
     def callees(
         self,

@@ -31,7 +31,9 @@ _SITES = """
   MATCH (x:{label}) WHERE x.repo = t.repo AND x.ref = t.ref{extra}
   MATCH (x)-[st:STATE]->(x)
   WHERE {state} AND st.unresolved_calls IS NOT NULL AND {repos}
-  UNWIND [u IN st.unresolved_calls WHERE {name} IN names] AS u
+  UNWIND [u IN st.unresolved_calls
+          WHERE any(n IN names WHERE u STARTS WITH n + '@' OR u CONTAINS '.' + n + '@'
+                                 OR u CONTAINS ':' + n + '@')] AS u
   WITH x, u ORDER BY x.path, x.qualname, u
   RETURN {{path: x.path, caller: x.qualname, site: u, name: {name}}}
 """

@@ -84,10 +84,13 @@ class CallList(list[CallHit]):
     before the list was cut to ``first``, and ``unresolved``: for callers, the
     repository's unresolved call sites whose called name is the symbol's (any of
     them may be a caller the graph does not hold); for callees, the calls inside
-    the symbol itself that were not linked. A slice is a plain list.
+    the symbol itself that were not linked; None when not asked for. A slice is
+    a plain list.
     """
 
-    def __init__(self, hits: Iterable[CallHit], *, total: int, unresolved: Unresolved) -> None:
+    def __init__(
+        self, hits: Iterable[CallHit], *, total: int, unresolved: Unresolved | None
+    ) -> None:
         super().__init__(hits)
         self.total = total
         self.unresolved = unresolved

@@ -119,6 +119,7 @@ class TestUnresolved:
         get = symbol_key(ontology, name, "lib.py", "Store.get")
         callers = code_reads.callers(get, at(C1))
         assert list(callers) == []
+        assert callers.unresolved is not None
         assert callers.unresolved.names == ("get",)
         assert callers.unresolved.count == 2
         assert callers.unresolved.by_name == {"get": 2}
@@ -130,9 +131,27 @@ class TestUnresolved:
         helper = symbol_key(ontology, name, "lib.py", "helper")
         resolved = code_reads.callers(helper, at(C1))
         assert [h.key.rsplit("|", 1)[-1] for h in resolved] == ["run"]
+        assert resolved.unresolved is not None
         assert resolved.unresolved.count == 0
         assert resolved.total == 1
         assert not resolved.truncated
+        assert code_reads.callers(helper, at(C1), unresolved=False).unresolved is None
+
+    def test_deeper_callers_count_sites_named_like_the_hops_between(
+        self,
+        indexed: tuple[str, list[str], GitRepo],
+        code_reads: CodeReads,
+        ontology: Ontology,
+    ) -> None:
+        name, _, _ = indexed
+        read = symbol_key(ontology, name, "use.py", "read")
+        one = code_reads.callers(read, at(C1), depth=1)
+        assert one.unresolved is not None
+        assert one.unresolved.names == ("read",)
+        two = code_reads.callers(read, at(C1), depth=2)
+        assert [h.key.rsplit("|", 1)[-1] for h in two] == ["test_read"]
+        assert two.unresolved is not None
+        assert two.unresolved.names == ("read", "test_read")
 
     def test_callees_list_the_unlinked_calls_inside(
         self,
@@ -144,6 +163,7 @@ class TestUnresolved:
         read = symbol_key(ontology, name, "use.py", "read")
         callees = code_reads.callees(read, at(C1))
         assert list(callees) == []
+        assert callees.unresolved is not None
         assert [(s.callee, s.line) for s in callees.unresolved.sample] == [("s.get", 5)]
         assert callees.unresolved.by_name == {"get": 1}
 
@@ -178,8 +198,14 @@ class TestUnresolved:
         shas.append(repo.commit("read no longer calls get", C2))
         indexer.index(Git(repo.path), name, "main", shas[1])
         get = symbol_key(ontology, name, "lib.py", "Store.get")
-        assert code_reads.callers(get, at(C2)).unresolved.count == 1
-        assert code_reads.callers(get, at(C1)).unresolved.count == 2
         twin = symbol_key(ontology, f"{name}-twin", "lib.py", "Store.get")
-        assert code_reads.callers(twin, at(C2)).unresolved.count == 2
-        assert code_reads.callers(get, at(C2), repos=["elsewhere"]).unresolved.count == 0
+
+        def count(key: str, when: datetime, repos: list[str] | None = None) -> int:
+            found = code_reads.callers(key, at(when), repos=repos).unresolved
+            assert found is not None
+            return found.count
+
+        assert count(get, C2) == 1
+        assert count(get, C1) == 2
+        assert count(twin, C2) == 2
+        assert count(get, C2, repos=["elsewhere"]) == 0

@@ -364,14 +364,27 @@ async def _walk(
     if not _principal(info).can_read(_repo_of_key(key)):
         return []
     reads = _code(info)
-    walk = reads.callers if direction == "callers" else reads.callees
-    hits = await asyncio.to_thread(
-        walk,
-        key,
-        AsOfInput.resolve(as_of),
-        depth=depth,
-        first=first,
-        repos=_repos(info),
-        timeout=_timeout(info),
-    )
+    resolved = AsOfInput.resolve(as_of)
+    if direction == "callers":
+        # The list type has no room for the unresolved count yet: skip its query.
+        hits = await asyncio.to_thread(
+            reads.callers,
+            key,
+            resolved,
+            depth=depth,
+            first=first,
+            unresolved=False,
+            repos=_repos(info),
+            timeout=_timeout(info),
+        )
+    else:
+        hits = await asyncio.to_thread(
+            reads.callees,
+            key,
+            resolved,
+            depth=depth,
+            first=first,
+            repos=_repos(info),
+            timeout=_timeout(info),
+        )
     return [CallEdge.from_domain(h) for h in hits]
