@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import random
+import re
 import subprocess
 import sys
 import sysconfig
@@ -41,6 +42,8 @@ from strata.code.resolver import Resolver
 
 CACHE = ROOT / "bench" / ".cache"
 SAMPLE_FILE = CACHE / "calls-oracle-sample.md"
+DISAGREEMENTS_FILE = CACHE / "calls-disagreements.md"
+_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 SAMPLE_SIZE = 30
 SKIP_DIRS = frozenset({"docs", "examples", "artwork"})
 
@@ -245,9 +248,34 @@ def _judge(tally: Tally, truth: set[Target], strata: dict[Target, str]) -> None:
         tally.kinds[kind][0] += target in truth
 
 
-def run_project(
-    project: Project, sites: int, seed: int, samples: list[str]
-) -> tuple[Tally, int, int]:
+@dataclass(slots=True)
+class Notes:
+    """What a person reads after a run: oracle answers, and where Strata and Jedi differ."""
+
+    samples: list[str] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+    missed_by_shape: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    wrong_by_shape: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def record(self, entry: str, written: str, truth: set[Target], strata: set[Target]) -> None:
+        self.samples.append(entry)
+        missed, wrong = truth - strata, strata - truth
+        self.missed_by_shape[written] += len(missed)
+        self.wrong_by_shape[written] += len(wrong)
+        if missed or wrong:
+            self.disagreements.append(entry)
+
+
+def shape(call: CallSite) -> str:
+    """How the call is written: bare name, self/super, a dotted name, or an expression."""
+    if not call.receiver:
+        return "name()"
+    if call.receiver in ("self", "cls", "super"):
+        return f"{call.receiver}.m()"
+    return "a.b.m()" if _DOTTED.match(call.receiver) else "expr.m()"
+
+
+def run_project(project: Project, sites: int, seed: int, notes: Notes) -> tuple[Tally, int, int]:
     """Score one project; returns its tally, its line count and its call-site count."""
     root = fetch(project)
     files = _python_files(root)
@@ -297,11 +325,12 @@ def run_project(
                 continue
             _judge(tally, truth, strata)
             text = lines[line - 1].strip() if line <= len(lines) else ""
-            samples.append(
+            entry = (
                 f"- `{project.name}-{project.version}/{path}:{line}` in `{caller}`: "
                 f"`{text[:120]}`\n  - call `{name}`; Jedi: {'; '.join(described)}\n"
                 f"  - Strata: {', '.join(f'{p}:{q} [{k}]' for (p, q), k in strata.items()) or '-'}"
             )
+            notes.record(entry, shape(unique[site]), truth, set(strata))
     line_count = sum(e.lines for e in extracts.values())
     return tally, line_count, len(everything)
 
@@ -309,7 +338,7 @@ def run_project(
 def run_real(sites: int, seed: int, only: list[str] | None) -> None:
     """Score every pinned project and print the tables."""
     total = Tally()
-    samples: list[str] = []
+    notes = Notes()
     print(f"real code against Jedi {jedi.__version__}: {sites} call sites sampled per project")
     print(f"(seed {seed}; sites are Strata's extracted calls, deduplicated per line and name)")
     header = f"{'project':<16} {'lines':>6} {'sites':>6} {'judged':>6} {'P':>6} {'R':>6} {'s':>5}"
@@ -318,7 +347,7 @@ def run_real(sites: int, seed: int, only: list[str] | None) -> None:
         if only and project.name not in only:
             continue
         started = time.perf_counter()
-        tally, lines, population = run_project(project, sites, seed, samples)
+        tally, lines, population = run_project(project, sites, seed, notes)
         total.add(tally)
         judged = tally.sites - tally.unresolved_by_jedi - tally.unmapped - tally.no_column
         print(
@@ -340,7 +369,18 @@ def run_real(sites: int, seed: int, only: list[str] | None) -> None:
     for kind in sorted(total.kinds):
         ok, count = total.kinds[kind]
         print(f"  {kind:<10} {ok:>4}/{count:<4} {_ratio(ok, count)}")
-    picked = random.Random(seed).sample(samples, min(SAMPLE_SIZE, len(samples)))
+    print("missed / wrong edges by how the call is written:")
+    for written in sorted(notes.missed_by_shape, key=lambda w: -notes.missed_by_shape[w]):
+        print(
+            f"  {written:<9} missed {notes.missed_by_shape[written]:>4}"
+            f"  wrong {notes.wrong_by_shape[written]:>3}"
+        )
+    DISAGREEMENTS_FILE.write_text(
+        "# Call sites where Strata and Jedi disagree\n\n" + "\n".join(notes.disagreements) + "\n",
+        encoding="utf-8",
+    )
+    print(f"disagreements: {DISAGREEMENTS_FILE.relative_to(ROOT)}")
+    picked = random.Random(seed).sample(notes.samples, min(SAMPLE_SIZE, len(notes.samples)))
     SAMPLE_FILE.write_text(
         "# Jedi's answers at randomly chosen call sites (check them against the code)\n\n"
         + "\n".join(picked)
