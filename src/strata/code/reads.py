@@ -8,13 +8,24 @@ are bounded and carry their evidence (path, lines, commit).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
+from strata.code.unseen import SAMPLE, UNRESOLVED_MATCHING, Unresolved, UnresolvedSite
+from strata.code.views import BranchView, CallHit, CallList, ImpactView, SymbolView
 from strata.graph.gateway import Gateway
 from strata.ontology.model import Ontology
 from strata.temporal import AsOf, as_of_predicate, decode_fact, fact_projection
+
+__all__ = [
+    "BranchView",
+    "CallHit",
+    "CallList",
+    "CodeReads",
+    "ImpactView",
+    "SymbolView",
+    "Unresolved",
+    "UnresolvedSite",
+]
 
 MAX_DEPTH = 5
 MAX_FIRST = 200
@@ -113,69 +124,6 @@ LIMIT 1
 """
 
 
-@dataclass(frozen=True, slots=True)
-class BranchView:
-    """An indexed ref: its head commit as of some moment."""
-
-    ref: str
-    head: str
-    committed_at: datetime | None
-    files: int | None
-    symbols: int | None
-    valid_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolView:
-    """A symbol as of some moment: identity, state and evidence."""
-
-    key: str
-    repo: str
-    ref: str
-    path: str
-    qualname: str
-    name: str
-    state: dict[str, Any]
-
-    @property
-    def kind(self) -> str:
-        return str(self.state.get("kind", ""))
-
-    @classmethod
-    def of(cls, node: dict[str, Any], state: dict[str, Any]) -> SymbolView:
-        return cls(
-            key=node["key"],
-            repo=node["repo"],
-            ref=node["ref"],
-            path=node["path"],
-            qualname=node["qualname"],
-            name=node["name"],
-            state=decode_fact(state),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class CallHit:
-    """One caller (or callee) reached by the traversal, with the call that reached it."""
-
-    key: str
-    label: Literal["Symbol", "File"]
-    repo: str
-    path: str
-    depth: int
-    via: str  # the symbol (callers) or caller (callees) this hop connects to
-    line: int
-    lines: tuple[int, ...]
-    confidence: float
-    resolution: str
-    commit: str | None
-    state: dict[str, Any]
-
-    @property
-    def qualified_name(self) -> str:
-        return str(self.state.get("qualified_name") or self.path)
-
-
 class CodeReads:
     """Code-layer queries; ``repos`` limits every answer (None: all repositories)."""
 
@@ -255,13 +203,27 @@ class CodeReads:
         *,
         depth: int = 1,
         first: int = 10,
+        unresolved: bool = True,
         repos: list[str] | None = None,
         timeout: float | None = None,
-    ) -> list[CallHit]:
-        """Who calls the symbol, breadth first up to ``depth`` hops (nearest first)."""
-        return self._walk(
-            CALLERS_STEP, key, as_of, depth=depth, first=first, repos=repos, timeout=timeout
+    ) -> CallList:
+        """Who calls the symbol, breadth first up to ``depth`` hops (nearest first).
+
+        A symbol that calls itself is its own caller (at depth 1). With
+        ``unresolved`` (one more query, which reads every symbol state of the
+        repository) the answer also counts the unresolved call sites named like
+        the symbol or a caller short of the last hop: any of them may be a caller
+        the graph does not hold (:class:`CallList`).
+        """
+        found = self._walk(
+            CALLERS_STEP, key, as_of, depth=depth, first=MAX_FIRST, repos=repos, timeout=timeout
         )
+        unseen = None
+        if unresolved:
+            keys = [key, *(h.key for h in found if h.label == "Symbol" and h.depth < depth)]
+            unseen = self.unresolved_matching(keys, as_of, repos=repos, timeout=timeout)
+        first = max(1, min(first, MAX_FIRST))
+        return CallList(found[:first], total=len(found), unresolved=unseen)
 
     def callees(
         self,
@@ -272,11 +234,19 @@ class CodeReads:
         first: int = 10,
         repos: list[str] | None = None,
         timeout: float | None = None,
-    ) -> list[CallHit]:
-        """What the symbol calls, breadth first up to ``depth`` hops."""
-        return self._walk(
-            CALLEES_STEP, key, as_of, depth=depth, first=first, repos=repos, timeout=timeout
+    ) -> CallList:
+        """What the symbol calls, breadth first up to ``depth`` hops.
+
+        A symbol that calls itself is its own callee (at depth 1). ``unresolved``
+        holds the calls inside the symbol that the resolver could not link.
+        """
+        found = self._walk(
+            CALLEES_STEP, key, as_of, depth=depth, first=MAX_FIRST, repos=repos, timeout=timeout
         )
+        view = self.symbol(key, as_of, repos=repos, timeout=timeout)
+        first = max(1, min(first, MAX_FIRST))
+        own = Unresolved.within(view.path, view.qualname, view.state) if view else Unresolved()
+        return CallList(found[:first], total=len(found), unresolved=own)
 
     def _walk(
         self,
@@ -304,7 +274,8 @@ class CodeReads:
             rows.sort(key=lambda r: (r["via"], -float(r["edge"].get("confidence", 0)), r["key"]))
             frontier = []
             for row in rows:
-                if row["key"] in seen:
+                recursive = level == 1 and row["key"] == key  # a self-call: reported, not walked
+                if row["key"] in seen and not recursive:
                     continue
                 seen.add(row["key"])
                 edge = row["edge"]
@@ -324,7 +295,7 @@ class CodeReads:
                         state=decode_fact(row["state"] or {}),
                     )
                 )
-                if row["label"] == "Symbol":
+                if row["label"] == "Symbol" and not recursive:
                     frontier.append(row["key"])
         found.sort(key=lambda h: (h.depth, -h.confidence, h.key))
         return found[:first]
@@ -338,14 +309,42 @@ class CodeReads:
         first: int = 50,
         repos: list[str] | None = None,
         timeout: float | None = None,
-    ) -> tuple[list[CallHit], list[CallHit], list[CallHit]]:
-        """Transitive callers, the entrypoints among them, and the tests that reach the symbol."""
+    ) -> ImpactView:
+        """Transitive callers, the entrypoints among them, the tests that reach the symbol,
+        and the unresolved call sites named like the symbol or any of its callers."""
         callers = self._walk(
             CALLERS_STEP, key, as_of, depth=depth, first=MAX_FIRST, repos=repos, timeout=timeout
         )
         entrypoints = [h for h in callers if h.state.get("entrypoint")]
         tests = [h for h in callers if h.state.get("test_framework")]
-        return callers[:first], entrypoints[:first], tests[:first]
+        reached = [key, *(h.key for h in callers if h.label == "Symbol")]
+        unresolved = self.unresolved_matching(reached, as_of, repos=repos, timeout=timeout)
+        return ImpactView(
+            callers[:first], entrypoints[:first], tests[:first], unresolved, len(callers)
+        )
+
+    def unresolved_matching(
+        self,
+        keys: list[str],
+        as_of: AsOf,
+        *,
+        sample: int = SAMPLE,
+        repos: list[str] | None = None,
+        timeout: float | None = None,
+    ) -> Unresolved:
+        """Unresolved call sites of the symbols' repository and ref whose called name is one
+        of the symbols' names (one round trip; ``sample`` locations kept)."""
+        if not keys:
+            return Unresolved()
+        rows = self._gateway.read(
+            UNRESOLVED_MATCHING,
+            keys=keys,
+            sample=sample,
+            repos=repos,
+            timeout=timeout,
+            **as_of.params(),
+        )
+        return Unresolved.from_row(rows[0] if rows else None)
 
     def branches(self, repo: str, as_of: AsOf, *, timeout: float | None = None) -> list[BranchView]:
         """The indexed refs of a repository and their heads."""

@@ -22,7 +22,7 @@ from strata.errors import ValidationError
 from strata.graph.reads import Reads
 from strata.security import Principal
 from strata_api.graphql.types.asof import AsOfInput
-from strata_api.graphql.types.call import CallEdge, Impact
+from strata_api.graphql.types.call import CallEdge, Impact, UnresolvedCalls
 from strata_api.graphql.types.history import Axis, Change, FactVersion
 from strata_api.graphql.types.symbol import Symbol
 
@@ -239,7 +239,7 @@ class CodeQuery:
         first = _page(info, first)
         if not _principal(info).can_read(_repo_of_key(str(symbol))):
             return Impact(callers=[], entrypoints=[], tests=[])
-        callers, entrypoints, tests = await asyncio.to_thread(
+        view = await asyncio.to_thread(
             _code(info).impact,
             str(symbol),
             AsOfInput.resolve(as_of),
@@ -248,9 +248,10 @@ class CodeQuery:
             timeout=_timeout(info),
         )
         return Impact(
-            callers=[CallEdge.from_domain(h) for h in callers],
-            entrypoints=[CallEdge.from_domain(h) for h in entrypoints],
-            tests=[CallEdge.from_domain(h) for h in tests],
+            callers=[CallEdge.from_domain(h) for h in view.callers],
+            entrypoints=[CallEdge.from_domain(h) for h in view.entrypoints],
+            tests=[CallEdge.from_domain(h) for h in view.tests],
+            unresolved=UnresolvedCalls.from_domain(view.unresolved),
         )
 
     @strawberry.field(description="Every version of an entity's state, with its four times.")
@@ -363,14 +364,27 @@ async def _walk(
     if not _principal(info).can_read(_repo_of_key(key)):
         return []
     reads = _code(info)
-    walk = reads.callers if direction == "callers" else reads.callees
-    hits = await asyncio.to_thread(
-        walk,
-        key,
-        AsOfInput.resolve(as_of),
-        depth=depth,
-        first=first,
-        repos=_repos(info),
-        timeout=_timeout(info),
-    )
+    resolved = AsOfInput.resolve(as_of)
+    if direction == "callers":
+        # The list type has no room for the unresolved count yet: skip its query.
+        hits = await asyncio.to_thread(
+            reads.callers,
+            key,
+            resolved,
+            depth=depth,
+            first=first,
+            unresolved=False,
+            repos=_repos(info),
+            timeout=_timeout(info),
+        )
+    else:
+        hits = await asyncio.to_thread(
+            reads.callees,
+            key,
+            resolved,
+            depth=depth,
+            first=first,
+            repos=_repos(info),
+            timeout=_timeout(info),
+        )
     return [CallEdge.from_domain(h) for h in hits]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import strawberry
 
-from strata.code.reads import CallHit
+from strata.code.reads import CallHit, Unresolved
 from strata_api.graphql.types.evidence import Evidence
 
 
@@ -51,8 +51,38 @@ class CallEdge:
         )
 
 
+@strawberry.type(description="A call the resolver could not link to one declaration.")
+class UnresolvedCallSite:
+    path: str
+    caller: str | None = strawberry.field(description="Calling symbol; null at file level.")
+    callee: str = strawberry.field(description="The callee as written, e.g. `self.store.get`.")
+    line: int
+
+
+@strawberry.type(
+    description="Unresolved call sites whose called name is the symbol's or a caller's: "
+    "while count is not zero, empty lists mean none found, not none exist."
+)
+class UnresolvedCalls:
+    names: list[str]
+    count: int
+    sample: list[UnresolvedCallSite]
+
+    @classmethod
+    def from_domain(cls, found: Unresolved) -> UnresolvedCalls:
+        return cls(
+            names=list(found.names),
+            count=found.count,
+            sample=[
+                UnresolvedCallSite(path=s.path, caller=s.caller, callee=s.callee, line=s.line)
+                for s in found.sample
+            ],
+        )
+
+
 @strawberry.type(description="What a change to a symbol can reach.")
 class Impact:
     callers: list[CallEdge]
     entrypoints: list[CallEdge]
     tests: list[CallEdge]
+    unresolved: UnresolvedCalls | None = None

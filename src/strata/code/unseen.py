@@ -1,0 +1,117 @@
+"""What a call-graph answer could not see: unresolved call sites that may reach a symbol.
+
+The resolver keeps every call it could not link to one declaration as
+``callee@line`` on the calling Symbol's (or File's) state (``unresolved_calls``).
+A site whose called name (the last segment of the callee as written) equals a
+symbol's name may be a call of that symbol, so an empty list of callers (or of
+tests in an impact answer) is only "nothing found", never "nothing there",
+while such sites exist. This module counts them for a set of symbols and keeps
+a few locations as a sample, in one round trip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from strata.temporal import as_of_predicate
+
+SAMPLE = 10
+
+_STATE = as_of_predicate("st")
+_REPOS = "($repos IS NULL OR x.repo IN $repos)"
+
+# The called name of `u` ("self._store.values@12" -> "values"; "a::b@3" -> "b"): the
+# callee is everything before the last '@' (the line), its name the last segment.
+_NAME_OF_U = (
+    "last(split(replace(left(u, size(u) - size(last(split(u, '@'))) - 1), '::', '.'), '.'))"
+)
+
+_SITES = """
+  MATCH (x:{label}) WHERE x.repo = t.repo AND x.ref = t.ref{extra}
+  MATCH (x)-[st:STATE]->(x)
+  WHERE {state} AND st.unresolved_calls IS NOT NULL AND {repos}
+  UNWIND [u IN st.unresolved_calls
+          WHERE any(n IN names WHERE u STARTS WITH n + '@' OR u CONTAINS '.' + n + '@'
+                                 OR u CONTAINS ':' + n + '@')] AS u
+  WITH x, u ORDER BY x.path, x.qualname, u
+  RETURN {{path: x.path, caller: x.qualname, site: u, name: {name}}}
+"""
+
+# One round trip: the symbols' names, then every open unresolved site of their
+# repository and ref with a matching name (Symbol states, then File states).
+UNRESOLVED_MATCHING = f"""
+MATCH (t:Symbol) WHERE t.key IN $keys
+WITH collect(DISTINCT t.name) AS names, head(collect(t)) AS t
+WHERE t IS NOT NULL
+WITH names,
+     COLLECT {{{
+    _SITES.format(
+        label="Symbol", extra=" AND x.path IS NOT NULL", state=_STATE, repos=_REPOS, name=_NAME_OF_U
+    )
+}}}
+     + COLLECT {{{
+    _SITES.format(label="File", extra="", state=_STATE, repos=_REPOS, name=_NAME_OF_U)
+}}} AS hits
+RETURN names, size(hits) AS total, hits[..$sample] AS sample,
+       [n IN names | [n, size([h IN hits WHERE h.name = n])]] AS by_name
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class UnresolvedSite:
+    """One call the resolver could not link: where it is and what it says."""
+
+    path: str
+    caller: str | None  # qualname of the calling symbol; None: a call at file level
+    callee: str  # the callee as written, e.g. "self._store.values"
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unresolved:
+    """Unresolved call sites in the repository whose called name matches ``names``.
+
+    ``count`` is the number of such sites (each may or may not reach one of the
+    symbols); ``sample`` shows a few of them, ``by_name`` splits the count.
+    """
+
+    names: tuple[str, ...] = ()
+    count: int = 0
+    by_name: dict[str, int] = field(default_factory=dict)
+    sample: tuple[UnresolvedSite, ...] = ()
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any] | None) -> Unresolved:
+        if row is None:
+            return cls()
+        sample = tuple(_site(s) for s in row["sample"])
+        by_name = {str(n): int(c) for n, c in row["by_name"] if int(c)}
+        return cls(tuple(sorted(row["names"])), int(row["total"]), by_name, sample)
+
+    @classmethod
+    def within(cls, path: str, qualname: str, state: dict[str, Any]) -> Unresolved:
+        """The calls inside one symbol that were not linked (from its state)."""
+        texts = [str(u) for u in state.get("unresolved_calls") or ()]
+        sites = [_site({"path": path, "caller": qualname, "site": t}) for t in texts]
+        by_name: dict[str, int] = {}
+        for site in sites:
+            name = called_name(site.callee)
+            by_name[name] = by_name.get(name, 0) + 1
+        return cls(tuple(sorted(by_name)), len(sites), by_name, tuple(sites[:SAMPLE]))
+
+
+def called_name(callee: str) -> str:
+    """The called name of a callee as written: ``self._store.values`` -> ``values``."""
+    return callee.replace("::", ".").rsplit(".", 1)[-1]
+
+
+def _site(row: dict[str, Any]) -> UnresolvedSite:
+    text = str(row["site"])
+    callee, _, line = text.rpartition("@")
+    return UnresolvedSite(
+        path=str(row["path"]),
+        caller=row["caller"],
+        callee=callee or text,
+        line=int(line) if line.isdigit() else 0,
+    )
