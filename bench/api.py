@@ -39,10 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import index as django  # the sdist, repo and indexing helpers of bench/index.py
 
 from strata.code.cache import ExtractCache
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
 from strata.devstack.neo4j import Neo4jServer
 from strata.devstack.redis import RedisServer
+from strata.git import Git
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads

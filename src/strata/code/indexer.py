@@ -20,7 +20,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
-from strata.code.git import Git, TreeEntry
 from strata.code.model import FileExtract
 from strata.code.modules import (
     FAMILY,
@@ -36,6 +35,7 @@ from strata.code.resolver import Resolver
 from strata.code.select import select, skip_reason_for_content
 from strata.errors import GitError
 from strata.facts import EdgeFact, Fact, StateFact
+from strata.git import Git, TreeEntry
 from strata.graph.reads import Reads
 from strata.graph.store import Closures, FactStore, WriteResult
 from strata.ontology.model import STATE
