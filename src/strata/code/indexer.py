@@ -39,6 +39,7 @@ from strata.git import Git, TreeEntry
 from strata.graph.reads import Reads
 from strata.graph.store import Closures, FactStore, WriteResult
 from strata.ontology.model import STATE
+from strata.writers import CodeWriter
 
 Progress = Callable[[str, dict[str, Any]], None]
 PARALLEL_PARSE_MIN_FILES = 400
@@ -452,8 +453,8 @@ class CodeIndexer:
             self.progress("writing", {"written": written, "total": len(facts)})
 
         batches = (facts[i : i + self.batch_size] for i in range(0, len(facts), self.batch_size))
-        total = self.store.apply_many(
-            "code", batches, workers=self.workers, fresh=fresh, on_done=progress
+        total = CodeWriter(self.store).write_many(
+            batches, workers=self.workers, fresh=fresh, on_done=progress
         )
         result.facts += total.facts
         result.created += total.created

@@ -1,12 +1,18 @@
-"""The one writer shape, bound to a layer; the layer classes only fix the layer."""
+"""The one writer shape, bound to a layer; the layer classes only fix the layer.
+
+Every layer writes through its ``<Layer>Writer`` and nothing else: the writer
+checks each fact against the ontology and the one-writer rule (a label or edge
+type of another layer is refused) before any batch reaches the store, and the
+store's apply methods are internal to this module.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
 
-from strata.facts import EdgeFact, Fact, NodeRef, Source, StateFact, node_key
+from strata.facts import EdgeFact, Fact, NodeRef, Source, StateFact, check_facts, node_key
 from strata.graph.store import FactStore, WriteResult
 from strata.ontology.model import Layer
 
@@ -19,9 +25,42 @@ class LayerWriter:
     def __init__(self, store: FactStore) -> None:
         self._store = store
 
-    def write(self, facts: Sequence[Fact], *, tx_time: datetime | None = None) -> WriteResult:
-        """Check every fact against the ontology and this layer, then write them at once."""
-        return self._store.apply(self.layer, facts, tx_time=tx_time)
+    def check(self, facts: Sequence[Fact]) -> None:
+        """Refuse the batch (OntologyViolation) if a fact breaks the ontology or the layer.
+
+        The one place the one-writer rule is enforced: every write below calls
+        it before anything reaches the database.
+        """
+        check_facts(self._store.ontology, self.layer, facts)
+
+    def write(
+        self, facts: Sequence[Fact], *, tx_time: datetime | None = None, fresh: bool = False
+    ) -> WriteResult:
+        """Check every fact against the ontology and this layer, then write them at once.
+
+        ``fresh``: see :meth:`FactStore._apply` (no slot has a current version).
+        """
+        self.check(facts)
+        return self._store._apply(facts, tx_time=tx_time, fresh=fresh)
+
+    def write_many(
+        self,
+        batches: Iterable[Sequence[Fact]],
+        *,
+        workers: int = 2,
+        fresh: bool = False,
+        on_done: Callable[[WriteResult], None] | None = None,
+    ) -> WriteResult:
+        """Check every batch, then write them in concurrent transactions (one per batch).
+
+        A violation in any batch refuses the whole call before the first batch
+        is written. Once writing starts, each batch is atomic on its own.
+        ``on_done`` sees each batch's result as it lands (progress reports).
+        """
+        listed = [batch for batch in batches if batch]
+        for batch in listed:
+            self.check(batch)
+        return self._store._apply_many(listed, workers=workers, fresh=fresh, on_done=on_done)
 
     def ref(self, label: str, **identity: Any) -> NodeRef:
         """A node reference by its identity (the key is composed by the ontology)."""
@@ -69,7 +108,6 @@ class LayerWriter:
             source or Source(),
             scope,
         )
-
 
 
 class CodeWriter(LayerWriter):
