@@ -1,7 +1,8 @@
-"""Layer writers on the real Neo4j: the one-writer rule refuses before anything is written."""
+"""Layer writers on the real Neo4j: the one-writer rule, and the ontology version facts carry."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from strata.errors import OntologyViolation
 from strata.facts import EdgeFact, Fact, NodeRef
 from strata.graph.gateway import Gateway
+from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 from strata.ontology import load_ontology
 from strata.settings import Settings
@@ -86,3 +88,29 @@ class TestOneWriterRule:
         assert (result.facts, result.created) == (7, 7)
         assert sorted(seen) == [1, 2, 2, 2]
         assert count_repo(gateway, repo) == (7, 7)
+
+
+class TestOntologyVersions:
+    """Facts record the ontology version they were written under; reads do not filter on it."""
+
+    def test_facts_of_an_older_version_stay_readable(
+        self, store: FactStore, gateway: Gateway, unique: str
+    ) -> None:
+        repo = f"w5-{unique}"
+        current = store.ontology
+        older = FactStore(gateway, replace(current, version=current.version - 1))
+        for writing, name in ((older, "old"), (store, "new")):
+            writer = CodeWriter(writing)
+            writer.write(
+                [writer.assert_state("Symbol", identity(repo, name), state(), valid_at=T0)]
+            )
+        reads = Reads(gateway, current)
+        versions = {
+            name: reads.node_current(
+                "Symbol", CodeWriter(store).ref("Symbol", **identity(repo, name)).key
+            )
+            for name in ("old", "new")
+        }
+        assert {
+            name: found.state.props["ontology"] for name, found in versions.items() if found
+        } == {"old": current.version - 1, "new": current.version}
