@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from strata.errors import OntologyViolation
-from strata.facts import EdgeFact, NodeRef, StateFact, check_facts
+from strata.facts import EdgeFact, NodeRef, StateFact, check_facts, check_layer
 from strata.ontology import load_ontology
 from strata.ontology.loader import (
     check_released,
@@ -157,6 +157,20 @@ class TestCheckFacts:
         check_facts(ONTOLOGY, "trace", [link])
         with pytest.raises(OntologyViolation, match="belongs to the trace layer"):
             check_facts(ONTOLOGY, "code", [link])
+
+    def test_layer_rule_over_many_batches_names_the_batch(self) -> None:
+        link = EdgeFact(
+            "VERIFIED_BY",
+            NodeRef("Requirement", "r|REQ-001"),
+            sym("a"),
+            "r",
+            {"status": "PROPOSED", "confidence": 0.5, "methods": ["test"], "commit": "a" * 40},
+            T,
+        )
+        check_layer(ONTOLOGY, "code", [[symbol_state()], [StateFact("Ghost", {}, {}, T)]])
+        with pytest.raises(OntologyViolation, match="batch 1 record 0") as caught:
+            check_layer(ONTOLOGY, "code", [[symbol_state()], [link]])
+        assert caught.value.details["rule"] == "one_writer"
 
     def test_graphiti_labels_are_not_strata_writes(self) -> None:
         fact = StateFact("Entity", {"uuid": "u", "group_id": "r"}, {}, T)

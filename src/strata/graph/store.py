@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -192,26 +191,6 @@ def _version(ref: str, props: Mapping[str, Any]) -> Version:
     )
 
 
-def _merge_results(
-    total: WriteResult,
-    done: Iterable[Future[WriteResult]],
-    on_done: Callable[[WriteResult], None] | None,
-) -> WriteResult:
-    for future in done:
-        result = future.result()
-        if on_done is not None:
-            on_done(result)
-        total = WriteResult(
-            total.facts + result.facts,
-            total.created + result.created,
-            total.expired + result.expired,
-            total.unchanged + result.unchanged,
-            max(total.tx_time, result.tx_time),
-            total.closed + result.closed,
-        )
-    return total
-
-
 def _since(facts: Sequence[Fact]) -> str:
     """The earliest valid time any of a slot's changes touches."""
     return to_wire(min(aware(f.valid_at) for f in facts))
@@ -259,7 +238,8 @@ class FactStore:
 
         Internal to :mod:`strata.writers`: only a layer writer calls it, after it
         checked the facts against the ontology and its layer (the one-writer
-        rule lives there, in one place). No layer module calls it directly.
+        rule is enforced there, in one place). No layer module calls it; a
+        writer's ``write_many`` runs several of these on a thread pool.
 
         Several facts for one slot apply in order. ``tx_time`` fixes the
         transaction time (tests, imports); by default it is the clock, never
@@ -344,33 +324,6 @@ class FactStore:
                         )
                     )
         return Closures(states, edges, sum(len(slots) for slots in open_now.values()))
-
-    def _apply_many(
-        self,
-        batches: Sequence[Sequence[Fact]],
-        *,
-        workers: int = 2,
-        fresh: bool = False,
-        on_done: Callable[[WriteResult], None] | None = None,
-    ) -> WriteResult:
-        """Write already checked batches in concurrent transactions (one per batch).
-
-        Internal to :mod:`strata.writers`, like :meth:`_apply`. While one
-        transaction waits on Neo4j, the next is planned, so Python and the
-        database work in parallel. Each batch is atomic on its own; batches that
-        touch the same nodes are serialised by the node locks (a deadlock is
-        retried by the driver).
-        """
-        total = WriteResult(0, 0, 0, 0, now())
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            pending: set[Future[WriteResult]] = set()
-            for batch in batches:
-                pending.add(pool.submit(self._apply, batch, fresh=fresh))
-                if len(pending) >= workers * 2:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    total = _merge_results(total, done, on_done)
-            done, _ = wait(pending)
-        return _merge_results(total, done, on_done)
 
     def _group(self, facts: Sequence[Fact]) -> _Batch:
         states: dict[StateSlot, list[StateFact]] = defaultdict(list)

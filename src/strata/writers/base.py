@@ -9,12 +9,23 @@ store's apply methods are internal to this module.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from datetime import datetime
 from typing import Any, ClassVar
 
-from strata.facts import EdgeFact, Fact, NodeRef, Source, StateFact, check_facts, node_key
+from strata.facts import (
+    EdgeFact,
+    Fact,
+    NodeRef,
+    Source,
+    StateFact,
+    check_facts,
+    check_layer,
+    node_key,
+)
 from strata.graph.store import FactStore, WriteResult
 from strata.ontology.model import Layer
+from strata.temporal import now
 
 
 class LayerWriter:
@@ -51,16 +62,28 @@ class LayerWriter:
         fresh: bool = False,
         on_done: Callable[[WriteResult], None] | None = None,
     ) -> WriteResult:
-        """Check every batch, then write them in concurrent transactions (one per batch).
+        """Write batches in concurrent transactions (one per batch), as the indexer needs.
 
-        A violation in any batch refuses the whole call before the first batch
-        is written. Once writing starts, each batch is atomic on its own.
+        A fact of another layer in any batch refuses the whole call before the
+        first batch is written. Each batch is then checked in full and written
+        on a pool thread: while one transaction waits on Neo4j the next is
+        checked and planned, so Python and the database work in parallel. Each
+        batch is atomic on its own; batches that touch the same nodes are
+        serialised by the node locks (a deadlock is retried by the driver).
         ``on_done`` sees each batch's result as it lands (progress reports).
         """
         listed = [batch for batch in batches if batch]
-        for batch in listed:
-            self.check(batch)
-        return self._store._apply_many(listed, workers=workers, fresh=fresh, on_done=on_done)
+        check_layer(self._store.ontology, self.layer, listed)
+        total = WriteResult(0, 0, 0, 0, now())
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            pending: set[Future[WriteResult]] = set()
+            for batch in listed:
+                pending.add(pool.submit(self.write, batch, fresh=fresh))
+                if len(pending) >= workers * 2:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    total = _merge_results(total, done, on_done)
+            done, _ = wait(pending)
+        return _merge_results(total, done, on_done)
 
     def ref(self, label: str, **identity: Any) -> NodeRef:
         """A node reference by its identity (the key is composed by the ontology)."""
@@ -108,6 +131,26 @@ class LayerWriter:
             source or Source(),
             scope,
         )
+
+
+def _merge_results(
+    total: WriteResult,
+    done: Iterable[Future[WriteResult]],
+    on_done: Callable[[WriteResult], None] | None,
+) -> WriteResult:
+    for future in done:
+        result = future.result()
+        if on_done is not None:
+            on_done(result)
+        total = WriteResult(
+            total.facts + result.facts,
+            total.created + result.created,
+            total.expired + result.expired,
+            total.unchanged + result.unchanged,
+            max(total.tx_time, result.tx_time),
+            total.closed + result.closed,
+        )
+    return total
 
 
 class CodeWriter(LayerWriter):
