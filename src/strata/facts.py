@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.errors import OntologyViolation, TemporalError
-from strata.ontology.model import Layer, NodeType, Ontology
+from strata.ontology.model import EdgeType, Layer, NodeType, Ontology
 from strata.temporal import Change, aware
 
 MAX_STRING = 20_000
@@ -165,19 +165,15 @@ def layer_problem(ontology: Ontology, layer: Layer, fact: Fact) -> str | None:
     An undeclared label or type is not another layer's; :func:`check_facts`
     refuses it as unknown.
     """
+    declared: NodeType | EdgeType | None
     if isinstance(fact, StateFact):
-        node = ontology.nodes.get(fact.label)
-        if node is None or node.layer == layer:
-            return None
-        return (
-            f"label {fact.label!r} belongs to the {node.layer} layer; "
-            f"the {layer} writer may not write it"
-        )
-    edge = ontology.edges.get(fact.type)
-    if edge is None or edge.layer == layer:
+        what, name, declared = "label", fact.label, ontology.nodes.get(fact.label)
+    else:
+        what, name, declared = "edge type", fact.type, ontology.edges.get(fact.type)
+    if declared is None or declared.layer == layer:
         return None
     return (
-        f"edge type {fact.type!r} belongs to the {edge.layer} layer; "
+        f"{what} {name!r} belongs to the {declared.layer} layer; "
         f"the {layer} writer may not write it"
     )
 
