@@ -19,9 +19,7 @@ import argparse
 import hashlib
 import hmac
 import json
-import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,10 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import index as django  # the sdist, repo and indexing helpers of bench/index.py
 
 from strata.code.cache import ExtractCache
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
+from strata.devstack.api import launch_api
 from strata.devstack.neo4j import Neo4jServer
+from strata.devstack.procs import free_port
 from strata.devstack.redis import RedisServer
+from strata.errors import EnvironmentProblem
+from strata.git import Git
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
@@ -68,12 +69,6 @@ RETURN DISTINCT s.key AS key LIMIT 2000
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def ensure_indexed(gateway: Gateway) -> str:
@@ -102,35 +97,11 @@ def ensure_indexed(gateway: Gateway) -> str:
 
 
 def start_api(port: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, STRATA_RATE_LIMIT_PER_MINUTE="100000000", STRATA_LOG_LEVEL="WARNING")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "strata_api.main:create",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    proc.terminate()
-    raise SystemExit("the API did not start")
+    env = {"STRATA_RATE_LIMIT_PER_MINUTE": "100000000", "STRATA_LOG_LEVEL": "WARNING"}
+    try:
+        return launch_api("127.0.0.1", port, env=env, log_level="warning")
+    except EnvironmentProblem as exc:
+        raise SystemExit(f"the API did not start: {exc}") from exc
 
 
 def measure(

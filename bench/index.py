@@ -33,10 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from strata.code.cache import ExtractCache
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer, IndexResult
 from strata.code.reads import CodeReads
 from strata.devstack.neo4j import Neo4jServer
+from strata.git import Git
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads

@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from strata.code.cache import ExtractCache
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
 from strata.devstack.neo4j import Neo4jServer
+from strata.git import Git
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads

@@ -39,6 +39,7 @@ from strata.graph.store import FactStore
 from strata.ontology import load_ontology
 from strata.settings import load_settings
 from strata.temporal import AsOf
+from strata.writers import CodeWriter
 
 DAY0 = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -125,7 +126,7 @@ def run(
             for start in range(0, n, args.batch)
         )
         t = time.perf_counter()
-        result = store.apply_many("code", batches, workers=args.workers)
+        result = CodeWriter(store).write_many(batches, workers=args.workers)
         write_seconds += time.perf_counter() - t
         created += result.created
         expired += result.expired

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from pydantic import SecretStr
 
+from strata.devstack.api import launch_api
 from strata.devstack.neo4j import Neo4jServer
+from strata.devstack.procs import free_port
 from strata.devstack.redis import RedisServer
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
@@ -112,43 +110,15 @@ def settings_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def api_process(
     settings: Settings, gateway: Gateway, redis_server: RedisServer
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """The real API process (uvicorn) on the test services: (base URL, process)."""
     port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "strata_api.main:create",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        env=dict(os.environ, **settings_env(settings)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = launch_api("127.0.0.1", port, env=settings_env(settings))
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
         yield base, proc
     finally:
         proc.terminate()

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.errors import OntologyViolation, TemporalError
-from strata.ontology.model import Layer, NodeType, Ontology
+from strata.ontology.model import EdgeType, Layer, NodeType, Ontology
 from strata.temporal import Change, aware
 
 MAX_STRING = 20_000
@@ -159,6 +159,46 @@ def check_facts(ontology: Ontology, layer: Layer, facts: Sequence[Fact]) -> None
         )
 
 
+def layer_problem(ontology: Ontology, layer: Layer, fact: Fact) -> str | None:
+    """The one-writer rule: why ``fact`` belongs to another layer (None: it does not).
+
+    An undeclared label or type is not another layer's; :func:`check_facts`
+    refuses it as unknown.
+    """
+    declared: NodeType | EdgeType | None
+    if isinstance(fact, StateFact):
+        what, name, declared = "label", fact.label, ontology.nodes.get(fact.label)
+    else:
+        what, name, declared = "edge type", fact.type, ontology.edges.get(fact.type)
+    if declared is None or declared.layer == layer:
+        return None
+    return (
+        f"{what} {name!r} belongs to the {declared.layer} layer; "
+        f"the {layer} writer may not write it"
+    )
+
+
+def check_layer(ontology: Ontology, layer: Layer, batches: Sequence[Sequence[Fact]]) -> None:
+    """Refuse every batch if any fact in any of them belongs to another layer.
+
+    Cheap (one lookup a fact), so a writer runs it over a whole multi-batch
+    write before the first batch is written.
+    """
+    problems = [
+        f"batch {b} record {i} ({_describe(fact)}): {why}"
+        for b, batch in enumerate(batches)
+        for i, fact in enumerate(batch)
+        if (why := layer_problem(ontology, layer, fact))
+    ]
+    if problems:
+        raise OntologyViolation(
+            f"{len(problems)} fact(s) of another layer; nothing was written:\n  - "
+            + "\n  - ".join(problems[:50]),
+            rule="one_writer",
+            problems=problems[:200],
+        )
+
+
 def _describe(fact: Fact) -> str:
     if isinstance(fact, StateFact):
         shown = ", ".join(f"{k}={v!r:.40}" for k, v in fact.identity.items())
@@ -178,12 +218,7 @@ def _state_problems(ontology: Ontology, layer: Layer, fact: StateFact) -> list[s
     node = ontology.nodes.get(fact.label)
     if node is None:
         return [f"unknown label {fact.label!r}"]
-    problems: list[str] = []
-    if node.layer != layer:
-        problems.append(
-            f"label {fact.label!r} belongs to the {node.layer} layer; "
-            f"the {layer} writer may not write it"
-        )
+    problems = [why] if (why := layer_problem(ontology, layer, fact)) else []
     if node.writer != "strata":
         problems.append(f"label {fact.label!r} is written by {node.writer}, not by Strata")
     if fact.key is not None:
@@ -202,12 +237,7 @@ def _edge_problems(ontology: Ontology, layer: Layer, fact: EdgeFact) -> list[str
     edge = ontology.edges.get(fact.type)
     if edge is None:
         return [f"unknown edge type {fact.type!r}"]
-    problems: list[str] = []
-    if edge.layer != layer:
-        problems.append(
-            f"edge type {fact.type!r} belongs to the {edge.layer} layer; "
-            f"the {layer} writer may not write it"
-        )
+    problems = [why] if (why := layer_problem(ontology, layer, fact)) else []
     if edge.writer != "strata":
         problems.append(f"edge type {fact.type!r} is written by {edge.writer}, not by Strata")
     if fact.src.label not in edge.from_labels:

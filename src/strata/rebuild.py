@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
+from strata.git import Git
 from strata.graph.gateway import Gateway, checked_label
 from strata.graph.store import FactStore
 from strata.knowledge.sync import KnowledgeSync

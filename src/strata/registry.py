@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any, Final, Literal, get_args
 
 from strata.errors import NotFound, Unauthorized, ValidationError
-from strata.gitref import branch_ref
+from strata.git import branch_ref
 from strata.graph.gateway import Gateway, Tx
 from strata.jobs import REPO_NAME_PATTERN
 from strata.security import (

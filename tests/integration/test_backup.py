@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from strata.code.cache import ExtractCache
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
 from strata.code.reads import CodeReads
 from strata.devstack.neo4j import Neo4jServer
 from strata.errors import ValidationError
+from strata.git import Git
 from strata.graph import backup
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads

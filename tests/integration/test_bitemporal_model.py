@@ -31,6 +31,7 @@ from strata.graph.store import FactStore
 from strata.ontology import Ontology, load_ontology
 from strata.settings import Settings
 from strata.temporal import AsOf
+from strata.writers import CodeWriter
 
 DAY0 = datetime(2025, 1, 1, tzinfo=UTC)
 CONTENTS = ("x", "y", "z")
@@ -157,7 +158,7 @@ class BitemporalMachine(RuleBasedStateMachine):
         change: Any,
         tx: datetime,
     ) -> None:
-        self.store.apply("code", [self.fact(slot, content, start, end, change)], tx_time=tx)
+        CodeWriter(self.store).write([self.fact(slot, content, start, end, change)], tx_time=tx)
         self.model.change(slot, tx, content, start, end)
 
     def content_from_store(self, slot: str, as_of: AsOf) -> str | None:

@@ -10,9 +10,15 @@ import pytest
 import yaml
 
 from strata.errors import OntologyViolation
-from strata.facts import EdgeFact, NodeRef, StateFact, check_facts
+from strata.facts import EdgeFact, NodeRef, StateFact, check_facts, check_layer
 from strata.ontology import load_ontology
-from strata.ontology.loader import parse
+from strata.ontology.loader import (
+    check_released,
+    file_sha256,
+    ontology_files,
+    parse,
+    released_versions,
+)
 from strata.ontology.schema import schema_statements
 from strata.settings import PROJECT_ROOT
 
@@ -42,7 +48,7 @@ class TestLoad:
     """The shipped ontology is valid and complete for the three layers."""
 
     def test_shipped_ontology_loads(self) -> None:
-        assert ONTOLOGY.version == 1
+        assert ONTOLOGY.version == max(ontology_files(PROJECT_ROOT / "ontology"))  # the newest
         assert set(ONTOLOGY.layers) == {"code", "knowledge", "trace"}
         assert ONTOLOGY.node("Symbol").layer == "code"
         assert ONTOLOGY.edge("VERIFIED_BY").layer == "trace"
@@ -152,7 +158,72 @@ class TestCheckFacts:
         with pytest.raises(OntologyViolation, match="belongs to the trace layer"):
             check_facts(ONTOLOGY, "code", [link])
 
+    def test_layer_rule_over_many_batches_names_the_batch(self) -> None:
+        link = EdgeFact(
+            "VERIFIED_BY",
+            NodeRef("Requirement", "r|REQ-001"),
+            sym("a"),
+            "r",
+            {"status": "PROPOSED", "confidence": 0.5, "methods": ["test"], "commit": "a" * 40},
+            T,
+        )
+        check_layer(ONTOLOGY, "code", [[symbol_state()], [StateFact("Ghost", {}, {}, T)]])
+        with pytest.raises(OntologyViolation, match="batch 1 record 0") as caught:
+            check_layer(ONTOLOGY, "code", [[symbol_state()], [link]])
+        assert caught.value.details["rule"] == "one_writer"
+
     def test_graphiti_labels_are_not_strata_writes(self) -> None:
         fact = StateFact("Entity", {"uuid": "u", "group_id": "r"}, {}, T)
         with pytest.raises(OntologyViolation, match="written by graphiti"):
             check_facts(ONTOLOGY, "knowledge", [fact])
+
+
+# Released ontology files, pinned here as well as in ontology/RELEASED: editing a
+# released file and its RELEASED line together still fails this test. A new
+# version adds its line in both places when it is released.
+PINNED = {
+    1: "ef04bee2f9f6650e779242488b815993a204964e663de75be340a843853c523d",
+    2: "f36b4d3d8a1f381fc92eae57d2e776decc7c7a6776ffdb38bd370453cfb8278c",
+}
+
+
+class TestReleasedVersionsAreFrozen:
+    """Every shipped version file is released, pinned by sha256, and checked on load."""
+
+    def test_every_version_file_is_released_and_pinned(self) -> None:
+        directory = PROJECT_ROOT / "ontology"
+        released = released_versions(directory)
+        assert released == PINNED
+        assert sorted(ontology_files(directory)) == sorted(released)
+        for version, path in ontology_files(directory).items():
+            assert file_sha256(path) == PINNED[version], path.name
+
+    def test_loader_takes_the_newest_version(self, tmp_path: Path) -> None:
+        shipped = (PROJECT_ROOT / "ontology" / "strata.v1.yaml").read_text()
+        (tmp_path / "strata.v1.yaml").write_text(shipped)
+        (tmp_path / "strata.v2.yaml").write_text(shipped.replace("version: 1", "version: 2", 1))
+        assert load_ontology(tmp_path).version == 2
+        assert load_ontology(tmp_path, 1).version == 1
+
+    def test_a_changed_released_file_is_refused(self, tmp_path: Path) -> None:
+        shipped = PROJECT_ROOT / "ontology" / "strata.v1.yaml"
+        (tmp_path / "strata.v1.yaml").write_bytes(shipped.read_bytes())
+        (tmp_path / "RELEASED").write_text(f"strata.v1.yaml {PINNED[1]}\n")
+        check_released(tmp_path)
+        (tmp_path / "strata.v1.yaml").write_text(shipped.read_text() + "\n# one more line\n")
+        with pytest.raises(OntologyViolation, match="released and frozen") as caught:
+            load_ontology(tmp_path)
+        assert "strata.v2.yaml" in str(caught.value)
+
+    def test_a_missing_released_file_or_bad_line_is_refused(self, tmp_path: Path) -> None:
+        (tmp_path / "strata.v1.yaml").write_bytes(
+            (PROJECT_ROOT / "ontology" / "strata.v1.yaml").read_bytes()
+        )
+        (tmp_path / "RELEASED").write_text(
+            f"strata.v1.yaml {PINNED[1]}\nstrata.v2.yaml {'0' * 64}\n"
+        )
+        with pytest.raises(OntologyViolation, match="v2 is missing"):
+            load_ontology(tmp_path)
+        (tmp_path / "RELEASED").write_text("strata.v1.yaml not-a-hash\n")
+        with pytest.raises(OntologyViolation, match="RELEASED line 1"):
+            load_ontology(tmp_path)

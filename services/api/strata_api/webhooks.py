@@ -39,7 +39,7 @@ from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
 
 from strata.errors import StrataError, ValidationError
-from strata.gitref import check_ref, is_zero_sha, valid_sha
+from strata.git import check_ref, is_zero_sha, valid_sha
 from strata.jobstore import JobStore
 from strata.registry import PROVIDERS, RepoRegistry
 from strata.security import Provider, WebhookCredentials

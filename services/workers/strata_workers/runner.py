@@ -7,9 +7,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from strata.code.git import Git
-from strata.code.mirror import open_repository
 from strata.errors import DatabaseUnavailable, NotFound, StrataError
+from strata.git import Git, open_repository
 from strata.registry import RepoRegistration
 from strata_workers.context import WorkerContext, worker_context
 

@@ -38,7 +38,7 @@ def ingest(
     ),
 ) -> None:
     """Ingest a clone's documents in this process, with the configured model."""
-    from strata.code.git import Git
+    from strata.git import Git
     from strata.graph.gateway import Gateway
     from strata.knowledge.ingest import ingest_documents
     from strata.ontology import load_ontology

@@ -10,10 +10,9 @@ import yaml
 from rich.table import Table
 
 from strata.cli.console import console, err_console, say, settings
-from strata.code.git import Git
-from strata.code.mirror import open_repository
 from strata.code.service import CodeService
 from strata.errors import NotFound, ValidationError
+from strata.git import Git, open_repository
 from strata.graph.gateway import Gateway
 from strata.ontology import load_ontology
 from strata.rebuild import rebuild as replay

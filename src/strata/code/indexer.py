@@ -20,7 +20,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
-from strata.code.git import Git, TreeEntry
 from strata.code.model import FileExtract
 from strata.code.modules import (
     FAMILY,
@@ -36,9 +35,11 @@ from strata.code.resolver import Resolver
 from strata.code.select import select, skip_reason_for_content
 from strata.errors import GitError
 from strata.facts import EdgeFact, Fact, StateFact
+from strata.git import Git, TreeEntry
 from strata.graph.reads import Reads
 from strata.graph.store import Closures, FactStore, WriteResult
 from strata.ontology.model import STATE
+from strata.writers import CodeWriter
 
 Progress = Callable[[str, dict[str, Any]], None]
 PARALLEL_PARSE_MIN_FILES = 400
@@ -452,8 +453,8 @@ class CodeIndexer:
             self.progress("writing", {"written": written, "total": len(facts)})
 
         batches = (facts[i : i + self.batch_size] for i in range(0, len(facts), self.batch_size))
-        total = self.store.apply_many(
-            "code", batches, workers=self.workers, fresh=fresh, on_done=progress
+        total = CodeWriter(self.store).write_many(
+            batches, workers=self.workers, fresh=fresh, on_done=progress
         )
         result.facts += total.facts
         result.created += total.created

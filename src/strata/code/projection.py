@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from strata.code.git import CommitInfo
 from strata.code.languages import module_system_for
 from strata.code.model import FileExtract, SymbolDef
 from strata.code.modules import ModuleIndex, PackageInfo, package_of
 from strata.code.resolver import FileResolution
 from strata.facts import EdgeFact, NodeRef, Source, StateFact
+from strata.git import CommitInfo
 from strata.ontology.model import Ontology
 
 SIGNATURE_MAX = 300

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from strata.code.git import TreeEntry
+from strata.git import TreeEntry
 
 SKIPPED_DIRS = frozenset(
     {

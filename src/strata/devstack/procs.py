@@ -125,6 +125,13 @@ def port_open(host: str, port: int, *, timeout: float = 0.2) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port the OS reports free right now (for throwaway test and bench servers)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
 def require_free_port(host: str, port: int, *, what: str, setting: str) -> None:
     """Fail with a clear message if the port is already taken."""
     if port_open(host, port):

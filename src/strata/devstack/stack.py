@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
+from strata.devstack.api import api_healthy, launch_api
 from strata.devstack.neo4j import Neo4jServer
 from strata.devstack.procs import Proc, require_free_port, wait_until
 from strata.devstack.redis import RedisServer
@@ -40,12 +39,8 @@ def worker_ready_file(settings: Settings, queue: str) -> Path:
     return settings.var_dir / "run" / f"worker-{queue}.ready"
 
 
-def _api_healthy(settings: Settings) -> bool:
-    try:
-        response = httpx.get(f"http://{settings.api_host}:{settings.api_port}/healthz", timeout=0.5)
-    except httpx.HTTPError:
-        return False
-    return response.status_code == 200
+def _api_url(settings: Settings) -> str:
+    return f"http://{settings.api_host}:{settings.api_port}"
 
 
 def start_api(settings: Settings, *, timeout: float = 60.0) -> bool:
@@ -55,28 +50,7 @@ def start_api(settings: Settings, *, timeout: float = 60.0) -> bool:
     require_free_port(
         settings.api_host, settings.api_port, what="the API", setting="STRATA_API_PORT"
     )
-    popen = proc.spawn(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "strata_api.main:create",
-            "--host",
-            settings.api_host,
-            "--port",
-            str(settings.api_port),
-            "--no-access-log",
-        ]
-    )
-    if not wait_until(
-        lambda: _api_healthy(settings), timeout=timeout, alive=lambda: popen.poll() is None
-    ):
-        proc.stop(timeout=10)
-        raise EnvironmentProblem(
-            f"the API did not become healthy; last log lines:\n{proc.tail()}",
-            hint=f"full log: {proc.log_file}",
-        )
+    launch_api(settings.api_host, settings.api_port, proc=proc, timeout=timeout)
     return True
 
 
@@ -125,7 +99,7 @@ def up(settings: Settings, report: Report) -> None:
     with Gateway.connect(settings) as gateway:
         applied = migrations.migrate(gateway, settings.migrations_dir)
     report(f"migrations: {len(applied)} applied now" if applied else "migrations: at head")
-    api = f"http://{settings.api_host}:{settings.api_port}"
+    api = _api_url(settings)
     report("api: " + ("started" if start_api(settings) else "already running") + f" at {api}")
     for queue in settings.queues.values():
         started = start_worker(settings, queue)
@@ -155,14 +129,13 @@ def status(settings: Settings) -> list[ComponentStatus]:
         ComponentStatus("redis", redis.running(), redis.proc.pid(), redis.url),
     ]
     api = _proc(settings, "api")
-    healthy = _api_healthy(settings)
+    healthy = api_healthy(_api_url(settings))
     rows.append(
         ComponentStatus(
             "api",
             api.pid() is not None,
             api.pid(),
-            f"http://{settings.api_host}:{settings.api_port} "
-            + ("healthy" if healthy else "not answering"),
+            f"{_api_url(settings)} " + ("healthy" if healthy else "not answering"),
         )
     )
     for queue in settings.queues.values():

@@ -1,9 +1,11 @@
 """The bitemporal fact store: checked, batched, locked writes through the gateway.
 
-One :meth:`FactStore.apply` is one write transaction:
+Only the layer writers (:mod:`strata.writers`) write through it: a writer
+checks every fact against the ontology and its layer (the whole write is
+refused on any violation; nothing is written), then hands the batch to
+:meth:`FactStore._apply`, which is one write transaction:
 
-1. every fact is checked against the ontology and the writer's layer (the whole
-   batch is refused on any violation; nothing is written);
+1. the batch is grouped by slot, node keys resolved;
 2. nodes are merged by key and locked (``SET _lock`` then ``REMOVE``: Neo4j's
    documented way to take a write lock before reading);
 3. the current versions of every touched slot are read in one statement per
@@ -19,13 +21,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from strata.errors import OntologyViolation, TransientDatabaseError
-from strata.facts import EdgeFact, Fact, NodeRef, StateFact, check_facts, state_key
+from strata.facts import EdgeFact, Fact, NodeRef, StateFact, state_key
 from strata.graph.gateway import Gateway, Tx, checked_label, checked_rel_type
 from strata.ontology.model import STATE, Layer, Ontology
 from strata.temporal import (
@@ -190,26 +191,6 @@ def _version(ref: str, props: Mapping[str, Any]) -> Version:
     )
 
 
-def _merge_results(
-    total: WriteResult,
-    done: Iterable[Future[WriteResult]],
-    on_done: Callable[[WriteResult], None] | None,
-) -> WriteResult:
-    for future in done:
-        result = future.result()
-        if on_done is not None:
-            on_done(result)
-        total = WriteResult(
-            total.facts + result.facts,
-            total.created + result.created,
-            total.expired + result.expired,
-            total.unchanged + result.unchanged,
-            max(total.tx_time, result.tx_time),
-            total.closed + result.closed,
-        )
-    return total
-
-
 def _since(facts: Sequence[Fact]) -> str:
     """The earliest valid time any of a slot's changes touches."""
     return to_wire(min(aware(f.valid_at) for f in facts))
@@ -246,15 +227,19 @@ class FactStore:
     def ontology(self) -> Ontology:
         return self._ontology
 
-    def apply(
+    def _apply(
         self,
-        layer: Layer,
         facts: Sequence[Fact],
         *,
         tx_time: datetime | None = None,
         fresh: bool = False,
     ) -> WriteResult:
-        """Check and write ``facts`` in one transaction, as the ``layer`` writer.
+        """Write already checked ``facts`` in one transaction.
+
+        Internal to :mod:`strata.writers`: only a layer writer calls it, after it
+        checked the facts against the ontology and its layer (the one-writer
+        rule is enforced there, in one place). No layer module calls it; a
+        writer's ``write_many`` runs several of these on a thread pool.
 
         Several facts for one slot apply in order. ``tx_time`` fixes the
         transaction time (tests, imports); by default it is the clock, never
@@ -265,7 +250,6 @@ class FactStore:
         repository lock): nodes are merged but not locked, current versions are
         not read, and every edge must find both endpoints or the batch fails.
         """
-        check_facts(self._ontology, layer, facts)
         batch = self._group(facts)
         explicit = aware(tx_time, what="tx_time") if tx_time is not None else None
         return self._gateway.write_tx(
@@ -340,33 +324,6 @@ class FactStore:
                         )
                     )
         return Closures(states, edges, sum(len(slots) for slots in open_now.values()))
-
-    def apply_many(
-        self,
-        layer: Layer,
-        batches: Iterable[Sequence[Fact]],
-        *,
-        workers: int = 2,
-        fresh: bool = False,
-        on_done: Callable[[WriteResult], None] | None = None,
-    ) -> WriteResult:
-        """Apply batches in concurrent transactions (one per batch).
-
-        While one transaction waits on Neo4j, the next is checked and planned,
-        so Python and the database work in parallel. Each batch is atomic on
-        its own; batches that touch the same nodes are serialised by the node
-        locks (a deadlock is retried by the driver).
-        """
-        total = WriteResult(0, 0, 0, 0, now())
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            pending: set[Future[WriteResult]] = set()
-            for batch in batches:
-                pending.add(pool.submit(self.apply, layer, batch, fresh=fresh))
-                if len(pending) >= workers * 2:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    total = _merge_results(total, done, on_done)
-            done, _ = wait(pending)
-        return _merge_results(total, done, on_done)
 
     def _group(self, facts: Sequence[Fact]) -> _Batch:
         states: dict[StateSlot, list[StateFact]] = defaultdict(list)

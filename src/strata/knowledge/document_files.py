@@ -11,14 +11,13 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from strata.code.git import Git, valid_sha
 from strata.errors import GitError, ValidationError
+from strata.git import Git, valid_sha
 
 HEADER_LINES = 30  # a `Date:` line counts only in a document's header
 
@@ -135,14 +134,4 @@ def last_change_time(git: Git, commit: str, path: str) -> datetime:
     """When the last commit up to ``commit`` that touched ``path`` was made."""
     if not valid_sha(commit):
         raise GitError(f"not a commit sha: {commit!r}")
-    done = subprocess.run(
-        ["git", "-C", str(git.path), "log", "-1", "--format=%ct", commit, "--", path],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    stamp = done.stdout.strip()
-    if done.returncode != 0 or not stamp.isdigit():
-        return git.commit(commit).committed_at
-    return datetime.fromtimestamp(int(stamp), tz=UTC)
+    return git.last_change_time(commit, path) or git.commit(commit).committed_at

@@ -21,8 +21,8 @@ from typing import Any
 from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.llm_client import LLMClient
 
-from strata.code.git import Git, TreeEntry
 from strata.errors import StrataError
+from strata.git import Git, TreeEntry
 from strata.graph.gateway import Gateway
 from strata.knowledge.document_files import last_change_time, matches, read_document
 from strata.knowledge.documents import DocumentOutcome, open_graph

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from strata.code.git import Git, TreeEntry
 from strata.code.select import skip_reason_for_path
 from strata.facts import EdgeFact, Fact, NodeRef, Source, StateFact
 from strata.findings import Finding, as_dicts
+from strata.git import Git, TreeEntry
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
 from strata.knowledge.decisions import Decision, parse_decision

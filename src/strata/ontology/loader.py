@@ -1,7 +1,13 @@
-"""Load and check ``ontology/strata.vN.yaml`` into the frozen models."""
+"""Load and check ``ontology/strata.vN.yaml`` into the frozen models.
+
+Released versions are frozen: ``ontology/RELEASED`` pins each released file
+by sha256, and loading refuses a directory where a released file changed (a
+change is a new ``strata.vN+1.yaml`` plus a migration; see ontology/README.md).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any, cast, get_args
@@ -25,6 +31,8 @@ from strata.ontology.model import (
 )
 
 _FILE = re.compile(r"^strata\.v(\d+)\.yaml$")
+RELEASED_FILE = "RELEASED"
+_RELEASED_LINE = re.compile(r"^(strata\.v(\d+)\.yaml)\s+([0-9a-f]{64})$")
 _SCALARS = set(get_args(ScalarType))
 _WRITERS = set(get_args(Writer))
 
@@ -58,11 +66,65 @@ def ontology_files(directory: Path) -> dict[int, Path]:
     return found
 
 
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes, as ``RELEASED`` records it."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def released_versions(directory: Path) -> dict[int, str]:
+    """Version number to pinned sha256, from ``RELEASED`` (empty when there is none).
+
+    Each line is ``strata.vN.yaml <sha256>``; blank lines and ``#`` comments pass.
+    """
+    path = directory / RELEASED_FILE
+    if not path.exists():
+        return {}
+    pinned: dict[int, str] = {}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        match = _RELEASED_LINE.match(text)
+        if match is None:
+            raise OntologyViolation(
+                f"{RELEASED_FILE} line {number}: expected 'strata.vN.yaml <sha256>'",
+                rule="ontology_released",
+            )
+        pinned[int(match.group(2))] = match.group(3)
+    return pinned
+
+
+def check_released(directory: Path) -> None:
+    """Refuse the directory if a released version's file is missing or was changed."""
+    files = ontology_files(directory)
+    for version, pinned in sorted(released_versions(directory).items()):
+        if version not in files:
+            raise OntologyViolation(
+                f"released ontology v{version} is missing from {directory}",
+                rule="ontology_released",
+            )
+        actual = file_sha256(files[version])
+        if actual != pinned:
+            newest = max(files)
+            raise OntologyViolation(
+                f"ontology v{version} is released and frozen, but {files[version].name} "
+                f"changed (sha256 {actual[:12]}..., released {pinned[:12]}...)",
+                hint=f"restore it and put the change in strata.v{newest + 1}.yaml "
+                "with a migration (ontology/README.md)",
+                rule="ontology_released",
+            )
+
+
 def load_ontology(directory: Path, version: int | None = None) -> Ontology:
-    """Load the newest version (or ``version``) from the ontology directory."""
+    """Load the newest version (or ``version``) from the ontology directory.
+
+    Every released version's file is checked against its pin first, so a
+    process never runs on a silently edited contract.
+    """
     files = ontology_files(directory)
     if not files:
         raise OntologyViolation(f"no strata.vN.yaml in {directory}", rule="ontology_file")
+    check_released(directory)
     chosen = max(files) if version is None else version
     if chosen not in files:
         raise OntologyViolation(

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from strata.code.git import Git
 from strata.facts import EdgeFact, Fact, NodeRef, Source
 from strata.findings import Finding, as_dicts
+from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
 from strata.temporal import from_wire, native, to_wire

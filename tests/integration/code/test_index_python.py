@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
 from strata.code.reads import CodeReads
 from strata.errors import GitError
+from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.ontology import Ontology
 from strata.temporal import AsOf

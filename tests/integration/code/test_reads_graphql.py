@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
+from strata.git import Git
 from strata.ontology import Ontology
 from tests.gitrepo import GitRepo
 from tests.integration.api.conftest import Api, api, make_api

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from strata.code.git import Git
+from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.knowledge.embedder import LocalEmbedder
 from strata.knowledge.facts import group_id

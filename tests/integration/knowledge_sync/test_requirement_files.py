@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from strata.code.git import Git
+from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
 from strata.knowledge.sync import KnowledgeResult, KnowledgeSync

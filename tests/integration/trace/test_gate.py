@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from strata.cli import console
 from strata.cli.main import app
 from strata.code.cache import ExtractCache
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
+from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore

@@ -306,8 +306,8 @@ class TestRebuild:
         unique: str,
     ) -> None:
         from strata.code.cache import ExtractCache
-        from strata.code.git import Git
         from strata.code.indexer import CodeIndexer
+        from strata.git import Git
         from strata.graph.reads import Reads
         from strata.graph.store import FactStore
         from strata.rebuild import rebuild

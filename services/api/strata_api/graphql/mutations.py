@@ -22,7 +22,7 @@ from pathlib import Path
 import strawberry
 
 from strata.errors import NotFound, ValidationError
-from strata.gitref import branch_ref, require_sha, resolve_commit
+from strata.git import branch_ref, require_sha, resolve_commit
 from strata.registry import RepoRegistration
 from strata_api.graphql.context import Context
 from strata_api.graphql.jobs import Job

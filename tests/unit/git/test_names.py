@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from strata.errors import GitError, ValidationError
-from strata.gitref import branch_ref, check_ref, require_sha, resolve_commit, valid_sha
+from strata.git import branch_ref, check_ref, require_sha, resolve_commit, valid_sha
+from tests.gitrepo import GitRepo
 
 
 class TestSha:
@@ -71,14 +72,8 @@ class TestResolve:
     """A ref is resolved to a full sha in a local clone."""
 
     def test_resolves_and_refuses(self, tmp_path: Path) -> None:
-        def git(*args: str) -> str:
-            return subprocess.run(
-                ["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True
-            ).stdout.strip()
-
-        git("init", "-q", "-b", "main")
-        git("-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "--allow-empty", "-m", "x")
-        assert resolve_commit(tmp_path, "refs/heads/main") == git("rev-parse", "HEAD")
+        head = GitRepo(tmp_path).commit("x", datetime(2025, 1, 1, tzinfo=UTC))
+        assert resolve_commit(tmp_path, "refs/heads/main") == head
         with pytest.raises(GitError, match="cannot resolve"):
             resolve_commit(tmp_path, "refs/heads/nope")
         with pytest.raises(GitError):

@@ -1,22 +1,22 @@
-"""Validate shas and refs before they reach a git command (argument lists, never a shell).
+"""Validate shas and refs before they reach a git command.
 
-Anything that arrives from outside (a webhook payload, a GraphQL argument)
-passes through :func:`valid_sha` and :func:`check_ref` first.
+Anything that arrives from outside (a webhook payload, a GraphQL argument, a
+job) passes through :func:`valid_sha` / :func:`require_sha` and
+:func:`check_ref` first; git itself then only ever sees checked names.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
-from pathlib import Path
 from typing import Final
 
 from strata.errors import GitError, ValidationError
+from strata.git.runner import git_succeeds
 from strata.jobs import SHA_PATTERN, ZERO_SHAS
 
 _SHA = re.compile(SHA_PATTERN)
 MAX_REF_LENGTH: Final = 255
-_GIT_TIMEOUT_S: Final = 10.0
+_CHECK_REF_TIMEOUT_S: Final = 10.0
 
 
 def valid_sha(value: object) -> bool:
@@ -30,6 +30,7 @@ def is_zero_sha(value: str) -> bool:
 
 
 def require_sha(value: object, *, what: str = "sha") -> str:
+    """``value`` if it is a full sha, else a ValidationError naming the field ``what``."""
     if not valid_sha(value):
         raise ValidationError(
             f"{what} is not a 40- or 64-character lowercase hex object name",
@@ -39,18 +40,18 @@ def require_sha(value: object, *, what: str = "sha") -> str:
     return str(value)
 
 
-def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(
-            ["git", *args],
-            capture_output=True,
-            check=False,
-            timeout=_GIT_TIMEOUT_S,
-        )
-    except FileNotFoundError as exc:
-        raise GitError("git is not installed", hint="install git") from exc
-    except subprocess.TimeoutExpired as exc:
-        raise GitError("git timed out", command=" ".join(args[:3])) from exc
+def require_commit_sha(value: str) -> str:
+    """``value`` if it is a full sha, else a GitError (a caller's sha, checked before git)."""
+    if not valid_sha(value):
+        raise GitError(f"not a commit sha (40 or 64 hex characters): {value[:80]!r}")
+    return value
+
+
+def check_revision(rev: str) -> str:
+    """A revision for rev-parse: refused when git would read it as an option."""
+    if rev.startswith("-") or "\x00" in rev:
+        raise GitError(f"refusing revision that looks like an option: {rev[:80]!r}")
+    return rev
 
 
 def check_ref(ref: object) -> str:
@@ -66,7 +67,7 @@ def check_ref(ref: object) -> str:
             hint="expected refs/heads/... or refs/tags/...",
             field="ref",
         )
-    if _git("check-ref-format", ref).returncode != 0:
+    if not git_succeeds("check-ref-format", ref, timeout=_CHECK_REF_TIMEOUT_S):
         raise ValidationError(
             f"git check-ref-format refuses {ref[:80]!r}", field="ref", ref=ref[:MAX_REF_LENGTH]
         )
@@ -79,25 +80,3 @@ def branch_ref(name_or_ref: str) -> str:
         raise ValidationError(f"not a branch name: {name_or_ref[:80]!r}", field="ref")
     ref = name_or_ref if name_or_ref.startswith("refs/") else f"refs/heads/{name_or_ref}"
     return check_ref(ref)
-
-
-def resolve_commit(repo_path: Path, ref: str) -> str:
-    """The full sha ``ref`` names in the git repository at ``repo_path``."""
-    check_ref(ref)
-    done = _git(
-        "-C",
-        str(repo_path),
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        f"{ref}^{{commit}}",
-    )
-    sha = done.stdout.decode(errors="replace").strip()
-    if done.returncode != 0 or not valid_sha(sha):
-        raise GitError(
-            f"git cannot resolve {ref!r} to a commit in the registered repository",
-            hint="push the ref first, or pass `after` explicitly",
-            ref=ref,
-        )
-    return sha

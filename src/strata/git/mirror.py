@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
+from typing import Final
 
-from strata.code.git import Git
+from strata import logs
 from strata.errors import GitError
+from strata.git.repo import Git
+from strata.git.runner import run_git
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_MIRROR_TIMEOUT_S: Final = 1800.0
+_log = logs.get("git.mirror")
 
 
 def open_repository(name: str, *, url: str | None, path: str | None, mirrors: Path) -> Git:
@@ -24,15 +28,25 @@ def open_repository(name: str, *, url: str | None, path: str | None, mirrors: Pa
         raise GitError(f"refusing unsafe repository name or URL for {name!r}")
     target = mirrors / f"{name}.git"
     mirrors.mkdir(parents=True, exist_ok=True)
+    _log.info("mirror update", repo=name, mirror=str(target), cloning=not target.exists())
     if not target.exists():
-        _git(["clone", "--mirror", "--quiet", "--", url, str(target)], what=f"clone {url}")
+        run_git(
+            "clone",
+            "--mirror",
+            "--quiet",
+            "--",
+            url,
+            str(target),
+            timeout=_MIRROR_TIMEOUT_S,
+            what=f"clone the repository {name!r}",
+        )
     else:
-        _git(["-C", str(target), "remote", "update", "--prune"], what=f"fetch {url}")
+        run_git(
+            "remote",
+            "update",
+            "--prune",
+            repo=target,
+            timeout=_MIRROR_TIMEOUT_S,
+            what=f"fetch the repository {name!r}",
+        )
     return Git(target)
-
-
-def _git(args: list[str], *, what: str) -> None:
-    done = subprocess.run(["git", *args], capture_output=True, text=True, check=False, timeout=1800)
-    if done.returncode != 0:
-        tail = done.stderr.strip().splitlines()[-1:] or ["error"]
-        raise GitError(f"git could not {what}: {tail[0]}")

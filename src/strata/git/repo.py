@@ -1,27 +1,24 @@
-"""git plumbing for the indexer: every call an argument list, every sha validated.
+"""A repository read through git plumbing: commits, trees, blobs, diffs, history.
 
-Only what indexing needs: resolve revisions, read commit metadata, list a
-tree, read many blobs in one process (``cat-file --batch``), diff two commits
-with rename detection, and walk history.
+Only what Strata needs: resolve revisions, read commit metadata, list a tree,
+read many blobs in one process (``cat-file --batch``), diff two commits with
+rename detection, and walk history. Every sha is validated before git sees
+it, and every command goes through :mod:`strata.git.runner`.
 """
 
 from __future__ import annotations
 
-import re
-import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from strata.errors import GitError
+from strata.git.names import check_ref, check_revision, require_commit_sha, valid_sha
+from strata.git.runner import git_succeeds, run_git
 
-SHA_RE = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 _SEP = "\x1f"
-
-
-def valid_sha(value: str) -> bool:
-    return bool(SHA_RE.match(value))
+_MESSAGE_LIMIT = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,63 +62,45 @@ class Git:
         self.path = path
 
     def _run(self, *args: str, input_bytes: bytes | None = None) -> bytes:
-        try:
-            done = subprocess.run(
-                ["git", "-C", str(self.path), *args],
-                input=input_bytes,
-                capture_output=True,
-                check=False,
-                timeout=600,
-            )
-        except FileNotFoundError as exc:
-            raise GitError("git is not installed", hint="install git") from exc
-        if done.returncode != 0:
-            message = done.stderr.decode(errors="replace").strip().splitlines()
-            raise GitError(
-                f"git {args[0]} failed in {self.path}: {message[-1] if message else 'error'}",
-                command=args[0],
-            )
-        return done.stdout
+        return run_git(*args, repo=self.path, input_bytes=input_bytes)
 
     def check(self) -> None:
         """Fail clearly when the path is not a git repository."""
         if not self.path.exists():
-            raise GitError(f"no such path: {self.path}", path=str(self.path))
-        try:
-            self._run("rev-parse", "--git-dir")
-        except GitError as exc:
             raise GitError(
-                f"not a git repository: {self.path}", hint="give the path of a git clone"
-            ) from exc
+                "the repository's path does not exist on the server",
+                hint="register the path of a git clone",
+            )
+        if not git_succeeds("rev-parse", "--git-dir", repo=self.path):
+            raise GitError(
+                "the repository's path is not a git repository",
+                hint="give the path of a git clone",
+            )
 
     def resolve(self, rev: str) -> str:
         """The full sha of a commit-ish; a clear error when git cannot find it."""
-        if rev.startswith("-"):
-            raise GitError(f"refusing revision that looks like an option: {rev!r}")
+        check_revision(rev)
         try:
             out = self._run(
                 "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
             )
         except GitError as exc:
             raise GitError(
-                f"git cannot resolve {rev!r} to a commit in {self.path}", revision=rev
+                f"git cannot resolve {rev!r} to a commit in the repository's mirror",
+                revision=rev,
             ) from exc
         sha = out.decode().strip()
         if not valid_sha(sha):
-            raise GitError(f"unexpected rev-parse output for {rev!r}: {sha!r}")
+            raise GitError(f"unexpected rev-parse output for {rev!r}: {sha[:80]!r}")
         return sha
 
     def has_commit(self, sha: str) -> bool:
-        if not valid_sha(sha):
-            return False
-        try:
-            self._run("cat-file", "-e", f"{sha}^{{commit}}")
-        except GitError:
-            return False
-        return True
+        return valid_sha(sha) and git_succeeds(
+            "cat-file", "-e", f"{sha}^{{commit}}", repo=self.path
+        )
 
     def commit(self, sha: str) -> CommitInfo:
-        _require_sha(sha)
+        require_commit_sha(sha)
         fmt = _SEP.join(("%H", "%ct", "%an", "%P", "%B"))
         out = self._run("show", "-s", f"--format={fmt}", sha).decode(errors="replace")
         full, stamp, author, parents, message = out.split(_SEP, 4)
@@ -129,13 +108,13 @@ class Git:
             sha=full.strip(),
             committed_at=datetime.fromtimestamp(int(stamp), tz=UTC),
             author=author,
-            message=message.strip()[:2000],
+            message=message.strip()[:_MESSAGE_LIMIT],
             parents=tuple(parents.split()),
         )
 
     def tree(self, sha: str) -> list[TreeEntry]:
         """Every file of the commit's tree (recursively), with blob sizes."""
-        _require_sha(sha)
+        require_commit_sha(sha)
         out = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", sha)
         entries: list[TreeEntry] = []
         for record in out.split(b"\0"):
@@ -161,7 +140,7 @@ class Git:
         if not wanted:
             return {}
         for sha in wanted:
-            _require_sha(sha)
+            require_commit_sha(sha)
         out = self._run("cat-file", "--batch", input_bytes=("\n".join(wanted) + "\n").encode())
         found: dict[str, bytes] = {}
         pos = 0
@@ -170,23 +149,28 @@ class Git:
             header = out[pos:end].decode().split()
             pos = end + 1
             if len(header) < 3 or header[1] == "missing":
-                raise GitError(f"blob {sha} is missing from {self.path}")
+                raise GitError(f"blob {sha} is missing from the repository's mirror")
             size = int(header[2])
             found[sha] = out[pos : pos + size]
             pos += size + 1
         return found
 
+    def iter_blob_texts(self, entries: Iterable[TreeEntry]) -> Iterator[tuple[TreeEntry, bytes]]:
+        listed = list(entries)
+        data = self.blobs(e.blob for e in listed)
+        for entry in listed:
+            yield entry, data[entry.blob]
+
     def diff(self, before: str, after: str) -> list[Change]:
         """Changed paths between two commits, with rename detection."""
-        _require_sha(before)
-        _require_sha(after)
+        require_commit_sha(before)
+        require_commit_sha(after)
         out = self._run("diff", "--name-status", "-M", "-z", before, after)
         parts = out.split(b"\0")
         changes: list[Change] = []
         i = 0
         while i < len(parts) and parts[i]:
-            status = parts[i].decode()
-            code = status[0]
+            code = parts[i].decode()[0]
             if code in ("R", "C"):
                 old = parts[i + 1].decode(errors="surrogateescape")
                 new = parts[i + 2].decode(errors="surrogateescape")
@@ -196,6 +180,8 @@ class Git:
                 changes.append(Change(code, parts[i + 1].decode(errors="surrogateescape")))
                 i += 2
         return changes
+
+    # -- history walks -----------------------------------------------------------------
 
     def history(
         self, ref: str, *, since: datetime | None = None, max_count: int | None = None
@@ -208,39 +194,45 @@ class Git:
         if max_count is not None:
             args.append(f"--max-count={max_count}")
         args.append(sha)
-        shas = self._run(*args).decode().split()
-        return list(reversed(shas))
+        return list(reversed(self._run(*args).decode().split()))
 
     def is_ancestor(self, older: str, newer: str) -> bool:
         """True if ``older`` is reachable from ``newer`` (merged into it)."""
-        _require_sha(older)
-        _require_sha(newer)
-        try:
-            self._run("merge-base", "--is-ancestor", older, newer)
-        except GitError:
-            return False
-        return True
+        require_commit_sha(older)
+        require_commit_sha(newer)
+        return git_succeeds("merge-base", "--is-ancestor", older, newer, repo=self.path)
 
     def commits_between(self, base: str, head: str, *, limit: int = 500) -> list[CommitInfo]:
         """Commits reachable from ``head`` but not ``base``, oldest first (at most ``limit``)."""
-        _require_sha(base)
-        _require_sha(head)
+        require_commit_sha(base)
+        require_commit_sha(head)
         shas = self._run("rev-list", f"--max-count={limit}", f"{base}..{head}").decode().split()
         return [self.commit(sha) for sha in reversed(shas)]
 
     def files_changed(self, sha: str) -> list[str]:
         """Paths a commit changed relative to its first parent (all paths for a root)."""
-        _require_sha(sha)
+        require_commit_sha(sha)
         out = self._run("diff-tree", "--no-commit-id", "--root", "-r", "-z", "--name-only", sha)
         return [p.decode(errors="surrogateescape") for p in out.split(b"\0") if p]
 
-    def iter_blob_texts(self, entries: Iterable[TreeEntry]) -> Iterator[tuple[TreeEntry, bytes]]:
-        listed = list(entries)
-        data = self.blobs(e.blob for e in listed)
-        for entry in listed:
-            yield entry, data[entry.blob]
+    def last_change_time(self, sha: str, path: str) -> datetime | None:
+        """When the last commit up to ``sha`` that touched ``path`` was made (None: never)."""
+        require_commit_sha(sha)
+        try:
+            stamp = self._run("log", "-1", "--format=%ct", sha, "--", path).decode().strip()
+        except GitError:
+            return None
+        return datetime.fromtimestamp(int(stamp), tz=UTC) if stamp.isdigit() else None
 
 
-def _require_sha(value: str) -> None:
-    if not valid_sha(value):
-        raise GitError(f"not a commit sha (40 or 64 hex characters): {value!r}")
+def resolve_commit(repo_path: Path, ref: str) -> str:
+    """The full sha the full ref ``ref`` names in the git repository at ``repo_path``."""
+    check_ref(ref)
+    try:
+        return Git(repo_path).resolve(ref)
+    except GitError as exc:
+        raise GitError(
+            f"git cannot resolve {ref!r} to a commit in the registered repository",
+            hint="push the ref first, or pass `after` explicitly",
+            ref=ref,
+        ) from exc
