@@ -18,7 +18,7 @@ from strata.code.reads import CodeReads
 from strata.devstack.neo4j import Neo4jServer
 from strata.errors import ValidationError
 from strata.git import Git
-from strata.graph import backup
+from strata.graph import backup, migrations
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
@@ -45,7 +45,8 @@ def ontology(settings: Settings) -> Ontology:
 
 @pytest.fixture(scope="module")
 def fresh(settings: Settings, neo4j_server: Neo4jServer) -> Iterator[Gateway]:
-    """A second, empty Neo4j (own port and data folder) to restore into."""
+    """A second Neo4j (own port and data folder): the shared test store holds other
+    tests' labels (migration tests make their own), which a backup rightly refuses."""
     server = Neo4jServer(
         var_dir=settings.var_dir,
         port=free_port(),
@@ -76,7 +77,7 @@ def _canonical(gateway: Gateway) -> tuple[list[str], list[str]]:
     return nodes, rels
 
 
-def _answers(reads: CodeReads, repo: str, keys: list[str], as_of: AsOf) -> list[Any]:
+def _answers(reads: CodeReads, keys: list[str], as_of: AsOf) -> list[Any]:
     out: list[Any] = []
     for key in keys:
         symbol = reads.symbol(key, as_of)
@@ -93,18 +94,23 @@ def _answers(reads: CodeReads, repo: str, keys: list[str], as_of: AsOf) -> list[
     return out
 
 
+def _wipe(gateway: Gateway) -> None:
+    """Back to a brand-new store: no data, no constraints, no indexes but the built-in ones."""
+    gateway.write("MATCH (n) DETACH DELETE n")
+    for row in gateway.read("SHOW CONSTRAINTS YIELD name RETURN name"):
+        gateway.run_autocommit(f"DROP CONSTRAINT `{row['name']}`")
+    for row in gateway.read("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
+        gateway.run_autocommit(f"DROP INDEX `{row['name']}`")
+
+
 class TestBackupRestore:
     """A dump of the graph loads into a fresh store; every answer reads back the same."""
 
     def test_restored_store_answers_the_same(
-        self,
-        gateway: Gateway,
-        fresh: Gateway,
-        ontology: Ontology,
-        settings: Settings,
-        tmp_path: Path,
-        unique: str,
+        self, fresh: Gateway, ontology: Ontology, settings: Settings, tmp_path: Path, unique: str
     ) -> None:
+        _wipe(fresh)
+        migrations.migrate(fresh, settings.migrations_dir)
         name = f"bk-{unique}"
         repo = GitRepo(tmp_path / name)
         shutil.copytree(FIXTURE, repo.path, dirs_exist_ok=True)
@@ -113,39 +119,53 @@ class TestBackupRestore:
         models.write_text(models.read_text() + "\n\ndef added():\n    return 1\n")
         second = repo.commit("one more", C2)
         indexer = CodeIndexer(
-            FactStore(gateway, ontology),
-            Reads(gateway, ontology),
-            cache=ExtractCache(tmp_path / "cache"),
+            FactStore(fresh, ontology), Reads(fresh, ontology), cache=ExtractCache(tmp_path / "c")
         )
         indexer.index(Git(repo.path), name, "main", first)
         indexer.index(Git(repo.path), name, "main", second)
-
-        path = tmp_path / "graph.strata.gz"
-        dumped = backup.dump(gateway, ontology, path)
-        assert dumped.nodes > 0
-        assert dumped.relationships > 0
-        loaded = backup.restore(fresh, ontology, path, settings.migrations_dir)
-        assert (loaded.nodes, loaded.relationships) == (dumped.nodes, dumped.relationships)
-
-        assert _canonical(fresh) == _canonical(gateway)
-        reads, restored = CodeReads(gateway, ontology), CodeReads(fresh, ontology)
+        reads = CodeReads(fresh, ontology)
         keys = [s.key for s in reads.find_symbols(AsOf.at(), path="shop", repo=name, first=100)]
         assert len(keys) > 5
-        for as_of in (AsOf.at(), AsOf.at(valid_at=C1)):
-            assert _answers(restored, name, keys, as_of) == _answers(reads, name, keys, as_of)
-        assert (
-            fresh.read("SHOW INDEXES YIELD name WHERE name = 'strata_restore_id' RETURN name") == []
-        )
+        moments = (AsOf.at(), AsOf.at(valid_at=C1))
+        graph_before = _canonical(fresh)
+        answers_before = [_answers(reads, keys, as_of) for as_of in moments]
+
+        path = tmp_path / "graph.strata.gz"
+        dumped = backup.dump(fresh, ontology, path)
+        assert dumped.nodes > 0
+        assert dumped.relationships > 0
+        _wipe(fresh)
+        assert fresh.read(backup.COUNT_NODES)[0]["n"] == 0
+        loaded = backup.restore(fresh, ontology, path, settings.migrations_dir)
+
+        assert (loaded.nodes, loaded.relationships) == (dumped.nodes, dumped.relationships)
+        assert _canonical(fresh) == graph_before
+        assert [_answers(reads, keys, as_of) for as_of in moments] == answers_before
+        leftover = "SHOW INDEXES YIELD name WHERE name = 'strata_restore_id' RETURN name"
+        assert fresh.read(leftover) == []
 
     def test_refuses_a_store_that_is_not_empty(
-        self, gateway: Gateway, ontology: Ontology, settings: Settings, tmp_path: Path
+        self, fresh: Gateway, ontology: Ontology, settings: Settings, tmp_path: Path
     ) -> None:
+        migrations.migrate(fresh, settings.migrations_dir)
+        fresh.write("CREATE (:Repository {key: 'bk-not-empty', repo: 'bk-not-empty'})")
         path = tmp_path / "graph.strata.gz"
-        backup.dump(gateway, ontology, path)
-        before = gateway.read(backup.COUNT_NODES)[0]["n"]
+        backup.dump(fresh, ontology, path)
+        before = fresh.read(backup.COUNT_NODES)[0]["n"]
         with pytest.raises(ValidationError, match="not empty"):
-            backup.restore(gateway, ontology, path, settings.migrations_dir)
-        assert gateway.read(backup.COUNT_NODES)[0]["n"] == before
+            backup.restore(fresh, ontology, path, settings.migrations_dir)
+        assert fresh.read(backup.COUNT_NODES)[0]["n"] == before
+
+    def test_refuses_a_graph_with_undeclared_labels(
+        self, fresh: Gateway, ontology: Ontology, tmp_path: Path
+    ) -> None:
+        fresh.write("CREATE (:Stowaway {key: 'x'})")
+        try:
+            with pytest.raises(ValidationError, match="Stowaway"):
+                backup.dump(fresh, ontology, tmp_path / "x.gz")
+            assert not (tmp_path / "x.gz").exists()
+        finally:
+            fresh.write("MATCH (n:Stowaway) DELETE n")
 
 
 class TestBadBackups:
