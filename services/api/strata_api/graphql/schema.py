@@ -2,7 +2,7 @@
 
 ``Query`` is composed from one mixin per area (operations, jobs, code,
 knowledge, trace); ``build_schema`` adds the mutations and the hardening
-extensions (limits, cost, error translation; see ``strata_api.limits``).
+extensions (limits, cost, error translation; see ``strata_api.graphql.limits``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from strata.settings import Settings
 from strata_api.graphql.code import CodeQuery
 from strata_api.graphql.jobs import JobQuery
 from strata_api.graphql.knowledge import KnowledgeQuery
+from strata_api.graphql.limits import ExtensionFactory, Limits, hardening_extensions
 from strata_api.graphql.mutations import Mutation
 from strata_api.graphql.ops import OpsQuery
 from strata_api.graphql.trace import TraceQuery
-from strata_api.limits import ExtensionFactory, Limits, hardening_extensions
 
 
 @strawberry.type
@@ -38,6 +38,3 @@ def build_schema(
         extensions=[*hardening_extensions(limits), *extensions],
         config=StrawberryConfig(disable_field_suggestions=not limits.development),
     )
-
-
-schema = build_schema()

@@ -1,22 +1,15 @@
-"""Hardening of the HTTP and GraphQL edge: body caps, document limits, cost, timeout.
+"""The cost rule: fields times the page sizes they are asked for, refused before execution.
 
-Every GraphQL document is checked before anything executes: size of the body
-(:class:`BodyLimit`, 413), tokens (strawberry's ``MaxTokensLimiter``), depth
-(``QueryDepthLimiter``, which also survives circular fragments), aliases
-(``MaxAliasesLimiter``), and our :class:`CostLimiter`, which multiplies by the
-page sizes a query asks for. Execution then runs under the request's time
-budget (:class:`StrataGraphQLRouter`), and resolvers pass what is left of it to
-Neo4j so the database aborts the transaction too.
+:class:`CostLimiter` runs graphql-core validation (remembered per query text
+in a :class:`ValidationCache`), then :func:`operation_cost_errors`, so an
+expensive query never executes.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from functools import partial
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from graphql import (
     DocumentNode,
@@ -38,66 +31,13 @@ from graphql import (
     get_named_type,
     get_nullable_type,
 )
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from strawberry.extensions import (
-    DisableIntrospection,
-    MaxAliasesLimiter,
-    MaxTokensLimiter,
-    QueryDepthLimiter,
-    SchemaExtension,
-)
-from strawberry.fastapi import GraphQLRouter
+from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
-from strawberry.types import ExecutionResult
 
-from strata.settings import Settings
-from strata_api.graphql.context import Context
-from strata_api.graphql.errors import ErrorTranslation, timeout_error
+if TYPE_CHECKING:
+    from strata_api.graphql.limits import Limits
 
 PAGE_ARGUMENTS = ("first", "last", "limit")
-ExtensionFactory = Callable[[], SchemaExtension]
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """The GraphQL limits in force; defaults equal the settings' defaults."""
-
-    max_depth: int = 10
-    max_aliases: int = 15
-    max_tokens: int = 2000
-    max_cost: int = 5000
-    default_page_size: int = 10
-    max_page_size: int = 100
-    development: bool = True
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Limits:
-        return cls(
-            max_depth=settings.graphql_max_depth,
-            max_aliases=settings.graphql_max_aliases,
-            max_tokens=settings.graphql_max_tokens,
-            max_cost=settings.graphql_max_cost,
-            default_page_size=settings.graphql_default_page_size,
-            max_page_size=max(settings.graphql_max_page_size, settings.graphql_default_page_size),
-            development=settings.is_development,
-        )
-
-
-def hardening_extensions(limits: Limits) -> list[ExtensionFactory]:
-    """Per-request factories (never shared instances) for the schema's extensions."""
-    factories: list[ExtensionFactory] = [
-        partial(ErrorTranslation, expose_internal=limits.development),
-        partial(MaxTokensLimiter, max_token_count=limits.max_tokens),
-        partial(QueryDepthLimiter, max_depth=limits.max_depth),
-        partial(MaxAliasesLimiter, max_alias_count=limits.max_aliases),
-        partial(CostLimiter, limits=limits, cache=ValidationCache()),
-    ]
-    if not limits.development:
-        factories.insert(1, DisableIntrospection)
-    return factories
-
-
-# -- cost -------------------------------------------------------------------------------
 
 
 class _TooCostly(Exception):
@@ -292,118 +232,3 @@ class CostLimiter(SchemaExtension):
                 )
             ctx.pre_execution_errors = errors
         yield
-
-
-# -- time budget ------------------------------------------------------------------------
-
-
-class StrataGraphQLRouter(GraphQLRouter[Context, None]):
-    """POST-only GraphQL whose execution is bounded by the request's time budget."""
-
-    async def execute_operation(  # type: ignore[override]
-        self,
-        *,
-        request: Any,
-        request_adapter: Any,
-        request_data: Any,
-        context: Context,
-        root_value: Any,
-        sub_response: Any,
-    ) -> Any:
-        try:
-            async with asyncio.timeout(context.deadline_remaining()):
-                return await super().execute_operation(
-                    request=request,
-                    request_adapter=request_adapter,
-                    request_data=request_data,
-                    context=context,
-                    root_value=root_value,
-                    sub_response=sub_response,
-                )
-        except TimeoutError:
-            return ExecutionResult(data=None, errors=[timeout_error(context.settings)])
-
-
-# -- body size --------------------------------------------------------------------------
-
-
-class BodyLimit:
-    """Read the body of matching paths up to a cap before the app sees it (else 413).
-
-    ``limits`` maps path prefixes to byte caps; ``on_reject`` is told the path
-    of every refused request (metrics).
-    """
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        *,
-        limits: Sequence[tuple[str, int]],
-        on_reject: Callable[[str], None] | None = None,
-    ) -> None:
-        self.app = app
-        self.limits = tuple(limits)
-        self.on_reject = on_reject
-
-    def _cap(self, path: str) -> int | None:
-        for prefix, cap in self.limits:
-            if path == prefix or path.startswith(prefix.rstrip("/") + "/"):
-                return cap
-        return None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        cap = self._cap(scope.get("path", "")) if scope["type"] == "http" else None
-        if cap is None:
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > cap):
-            await self._refuse(scope, send, cap)
-            return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                # Client went away before sending the body: nothing to serve.
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > cap:
-                await self._refuse(scope, send, cap)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-    async def _refuse(self, scope: Scope, send: Send, cap: int) -> None:
-        if self.on_reject is not None:
-            self.on_reject(scope.get("path", ""))
-        payload = (
-            b'{"errors":[{"message":"request body larger than '
-            + str(cap).encode()
-            + b' bytes","extensions":{"code":"PAYLOAD_TOO_LARGE"}}]}'
-        )
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(payload)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": payload})
