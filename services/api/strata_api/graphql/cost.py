@@ -7,6 +7,7 @@ expensive query never executes.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -34,10 +35,17 @@ from graphql import (
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
+from strata_api.graphql.introspection import introspection_errors
+
 if TYPE_CHECKING:
     from strata_api.graphql.limits import Limits
 
 PAGE_ARGUMENTS = ("first", "last", "limit")
+MIN_PAGE = "strata.min_page"
+"""Field metadata: the smallest page argument the field accepts (default 1)."""
+WITHIN_PAGE = "strata.within_page"
+"""Field metadata: a list whose length the enclosing field's page argument already bounds
+(a connection's ``edges``), so it does not multiply the cost a second time."""
 
 
 class _TooCostly(Exception):
@@ -49,8 +57,11 @@ class _CostWalk:
 
     A field with a ``first``/``last``/``limit`` argument multiplies what it
     selects by that argument (its default, or the default page size, when
-    absent); a list of objects without one by the default page size.
-    Introspection fields are free (bounded by the schema; off in production).
+    absent); a list of objects without one by the default page size, unless
+    its field is marked :data:`WITHIN_PAGE` (a connection's ``edges``: the
+    page above already counted them). Introspection fields are free here: they
+    are bounded by their own depth rule (``introspection.py``), run off the
+    event loop, and are off in production.
     """
 
     def __init__(
@@ -79,17 +90,22 @@ class _CostWalk:
                     if isinstance(default, int) and not isinstance(default, bool)
                     else self.limits.default_page_size
                 )
-            if not 0 <= value <= self.limits.max_page_size:
+            low = int(_metadata(field).get(MIN_PAGE, 1))
+            high = self.limits.max_page_size
+            if not low <= value <= high:
+                # The resolver's own words, so a client sees one message for one mistake.
                 self.errors.append(
                     GraphQLError(
-                        f"argument '{name}' of '{node.name.value}' must be between 0 and "
-                        f"{self.limits.max_page_size} (got {value})",
+                        f"`{name}` of `{node.name.value}` must be between {low} and {high}, "
+                        f"got {value}",
                         nodes=[node],
                     )
                 )
-                value = self.limits.max_page_size
+                value = high
             return max(value, 1)
         if isinstance(get_nullable_type(field.type), GraphQLList):
+            if _metadata(field).get(WITHIN_PAGE):
+                return 1
             return self.limits.default_page_size
         return 1
 
@@ -137,6 +153,13 @@ class _CostWalk:
             self.walk(
                 node.selection_set, child, multiplier * self.page_size(node, field), spreading
             )
+
+
+def _metadata(field: GraphQLField) -> Mapping[str, Any]:
+    """The ``metadata`` of the strawberry field behind a graphql-core field."""
+    definition = (field.extensions or {}).get("strawberry-definition")
+    metadata = getattr(definition, "metadata", None)
+    return metadata if isinstance(metadata, Mapping) else {}
 
 
 def _argument_value(node: FieldNode, name: str, variables: Mapping[str, Any]) -> int | None:
@@ -198,19 +221,23 @@ class ValidationCache:
     def __init__(self, size: int = 1024) -> None:
         self._size = size
         self._found: OrderedDict[str, list[GraphQLError]] = OrderedDict()
+        # Introspection validates in a worker thread (see introspection.py).
+        self._lock = threading.Lock()
 
     def validate(self, ctx: Any) -> list[GraphQLError]:
         key = ctx.query or ""
-        found = self._found.get(key)
-        if found is None:
-            found = list(
-                validate_document(ctx.schema._schema, ctx.graphql_document, ctx.validation_rules)
-            )
+        with self._lock:
+            found = self._found.get(key)
+            if found is not None:
+                self._found.move_to_end(key)
+                return list(found)
+        found = list(
+            validate_document(ctx.schema._schema, ctx.graphql_document, ctx.validation_rules)
+        )
+        with self._lock:
             self._found[key] = found
             if len(self._found) > self._size:
                 self._found.popitem(last=False)
-        else:
-            self._found.move_to_end(key)
         return list(found)
 
 
@@ -226,6 +253,8 @@ class CostLimiter(SchemaExtension):
         if ctx.pre_execution_errors is None and ctx.graphql_document is not None:
             schema = ctx.schema._schema
             errors = self.cache.validate(ctx)
+            if not errors:
+                errors = introspection_errors(ctx.graphql_document)
             if not errors:
                 errors = operation_cost_errors(
                     schema, ctx.graphql_document, ctx.variables, self.limits

@@ -14,6 +14,7 @@ import strawberry
 
 from strata.errors import NotFound
 from strata_api.graphql.context import Info
+from strata_api.graphql.cost import MIN_PAGE
 from strata_api.graphql.types.job import Job
 from strata_api.tasks import QueueUnavailable
 
@@ -36,7 +37,10 @@ class JobQuery:
             return None
         return Job.from_domain(record)
 
-    @strawberry.field(description="The newest jobs of a repository you may read, newest first.")
+    @strawberry.field(
+        description="The newest jobs of a repository you may read, newest first.",
+        metadata={MIN_PAGE: 0},  # first: 0 is an empty page, not a mistake
+    )
     async def jobs(
         self,
         info: Info,

@@ -23,6 +23,7 @@ from strawberry.extensions import (
     SchemaExtension,
 )
 
+from strata.code.reads import MAX_FIRST
 from strata.settings import Settings
 from strata_api.graphql.cost import CostLimiter, ValidationCache
 from strata_api.graphql.errors import ErrorTranslation
@@ -50,7 +51,8 @@ class Limits:
             max_tokens=settings.graphql_max_tokens,
             max_cost=settings.graphql_max_cost,
             default_page_size=settings.graphql_default_page_size,
-            max_page_size=max(settings.graphql_max_page_size, settings.graphql_default_page_size),
+            # What Context.page() lets through, so validation and resolvers agree.
+            max_page_size=min(MAX_FIRST, settings.graphql_max_page_size),
             development=settings.is_development,
         )
 

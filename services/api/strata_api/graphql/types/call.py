@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from strata.code.reads import CallHit
+from strata_api.graphql.cost import WITHIN_PAGE
 from strata_api.graphql.types.evidence import Evidence
 
 
@@ -53,6 +54,7 @@ class CallEdge:
 
 @strawberry.type(description="What a change to a symbol can reach.")
 class Impact:
-    callers: list[CallEdge]
-    entrypoints: list[CallEdge]
-    tests: list[CallEdge]
+    # Each list holds at most `first` of impact(first:), which the cost rule already counted.
+    callers: list[CallEdge] = strawberry.field(metadata={WITHIN_PAGE: True})
+    entrypoints: list[CallEdge] = strawberry.field(metadata={WITHIN_PAGE: True})
+    tests: list[CallEdge] = strawberry.field(metadata={WITHIN_PAGE: True})

@@ -8,6 +8,7 @@ import strawberry
 
 from strata.code.reads import SymbolView
 from strata_api.graphql.arguments import encode_cursor
+from strata_api.graphql.cost import WITHIN_PAGE
 from strata_api.graphql.types.page_info import PageInfo
 from strata_api.graphql.types.symbol import Symbol
 
@@ -20,7 +21,7 @@ class SymbolEdge:
 
 @strawberry.type(description="A page of symbols (Relay-style).")
 class SymbolConnection:
-    edges: list[SymbolEdge]
+    edges: list[SymbolEdge] = strawberry.field(metadata={WITHIN_PAGE: True})
     page_info: PageInfo
 
     @classmethod
