@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
 from typing import Any, Final, Literal, get_args
+from urllib.parse import urlsplit
 
 from strata.errors import NotFound, Unauthorized, ValidationError
 from strata.git import branch_ref
@@ -41,6 +42,7 @@ _REPO_NAME = re.compile(REPO_NAME_PATTERN)
 # https://host/x, ssh://git@host/x, git://host/x, or scp-like git@host:x. Never
 # ext:: or file:: transports (git runs commands for ext::), never a leading dash.
 _URL = re.compile(r"^(?:(?:https?|ssh|git)://[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MIN_SECRET: Final = 16
 MAX_SECRET: Final = 1024
 
@@ -126,14 +128,82 @@ def _check_secret(secret: str) -> str:
     return secret
 
 
-def _check_location(url: str | None, path: str | None) -> tuple[str | None, str | None]:
-    if not url and not path:
-        raise ValidationError("give a clone URL or a local path", field="url")
-    if url is not None and (len(url) > 2000 or not _URL.fullmatch(url)):
+def check_clone_url(url: str) -> str:
+    """A clone URL git will treat as a location, never as an option or a command.
+
+    ``https``/``http``/``ssh``/``git`` URLs or scp-like ``user@host:path``; no
+    control characters, and no part (user, host, port, path segment) that
+    starts with ``-``: ``ssh://-oProxyCommand=...`` would reach ssh as an option.
+    """
+    if len(url) > 2000 or not _URL.fullmatch(url) or _CONTROL.search(url):
         raise ValidationError(
             "clone URL must be https://, http://, ssh://, git:// or user@host:path",
             field="url",
         )
+    if "://" in url:
+        parts = urlsplit(url)
+        userinfo, _, hostport = parts.netloc.rpartition("@")
+        pieces = [*userinfo.split(":"), *hostport.split(":"), *parts.path.split("/")]
+    else:
+        userinfo, _, rest = url.partition("@")
+        host, _, path = rest.partition(":")
+        pieces = [userinfo, host, *path.split("/")]
+    if not pieces or any(p.startswith("-") for p in pieces) or not _host_of(url):
+        raise ValidationError(
+            "no part of a clone URL may start with '-', and it needs a host",
+            hint="git would pass such a part to ssh or itself as an option",
+            field="url",
+        )
+    return url
+
+
+def _host_of(url: str) -> str:
+    if "://" in url:
+        return urlsplit(url).hostname or ""
+    return url.partition("@")[2].partition(":")[0]
+
+
+def check_branch_name(name: str) -> str:
+    r"""A branch name (``main`` or ``refs/heads/main``) by git's check-ref-format rules.
+
+    Returns the short name. Refused: a leading ``-`` (git would read an
+    option: ``--upload-pack=...``), control characters, space and ``~^:?*[\``,
+    ``..``, ``@{``, ``//``, a leading or trailing ``/`` or ``.``, components
+    starting with ``.`` or ending with ``.lock``, the name ``@``.
+    """
+    short = name.removeprefix("refs/heads/")
+    problem = _branch_problem(short)
+    if problem:
+        raise ValidationError(
+            f"not a branch name: {name[:80]!r} ({problem})", field="default_branch"
+        )
+    return short
+
+
+def _branch_problem(short: str) -> str | None:
+    if not short or len(short) > 255:
+        return "empty or longer than 255 characters"
+    if short.startswith("-"):
+        return "starts with '-'"
+    if short == "@":
+        return "is '@'"
+    if _CONTROL.search(short) or re.search(r"[ ~^:?*\[\\]", short):
+        return "contains a control character, space or one of ~^:?*[\\"
+    if ".." in short or "@{" in short or "//" in short:
+        return "contains '..', '@{' or '//'"
+    if short.startswith("/") or short.endswith(("/", ".")):
+        return "starts with '/' or ends with '/' or '.'"
+    for component in short.split("/"):
+        if component.startswith(".") or component.endswith(".lock"):
+            return "a component starts with '.' or ends with '.lock'"
+    return None
+
+
+def _check_location(url: str | None, path: str | None) -> tuple[str | None, str | None]:
+    if not url and not path:
+        raise ValidationError("give a clone URL or a local path", field="url")
+    if url is not None:
+        check_clone_url(url)
     if path is not None:
         pure = PurePosixPath(path)
         if not pure.is_absolute() or "\x00" in path or ".." in pure.parts or len(path) > 4096:
@@ -168,6 +238,7 @@ class RepoRegistry:
                 hint=f"use {', '.join(PROVIDERS)}",
                 field="provider",
             )
+        default_branch = check_branch_name(default_branch)
         branch_ref(default_branch)
         url, path = _check_location(url, path)
         _check_secret(secret)
@@ -179,7 +250,7 @@ class RepoRegistry:
             "name": name,
             "url": url,
             "path": path,
-            "default_branch": default_branch.removeprefix("refs/heads/"),
+            "default_branch": default_branch,
             "provider": provider,
             "secret_hash": secret_hash,
             "secret_ciphertext": ciphertext,

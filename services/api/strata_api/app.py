@@ -28,10 +28,11 @@ from strata.security import Principal, ServerKeys
 from strata.settings import Settings
 from strata_api import health, metrics, webhooks
 from strata_api.auth import Authenticator, check_auth_settings, require_principal
+from strata_api.bodylimit import BodyLimit
 from strata_api.graphql.context import Context
 from strata_api.graphql.errors import client_view
+from strata_api.graphql.router import StrataGraphQLRouter
 from strata_api.graphql.schema import build_schema
-from strata_api.limits import BodyLimit, StrataGraphQLRouter
 from strata_api.metrics import HttpMetrics, Metrics, OperationMetrics
 from strata_api.middleware import RequestContext
 from strata_api.ratelimit import RateLimited, RateLimiter
@@ -116,7 +117,7 @@ def create_app(settings: Settings) -> FastAPI:
             job_store=state.jobs,
             task_sender=state.tasks,
             registry=state.registry,
-            ontology=state.ontology,
+            ontology_model=state.ontology,
         )  # the time budget starts now (Context.deadline)
 
     check_auth_settings(settings)  # fail at start-up, not on the first request

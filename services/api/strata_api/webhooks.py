@@ -40,6 +40,7 @@ from starlette.datastructures import Headers
 
 from strata.errors import StrataError, ValidationError
 from strata.git import check_ref, is_zero_sha, valid_sha
+from strata.jobs import ZERO_SHAS
 from strata.jobstore import JobStore
 from strata.registry import PROVIDERS, RepoRegistry
 from strata.security import Provider, WebhookCredentials
@@ -50,7 +51,8 @@ from strata_api.tasks import TaskSender
 log = structlog.get_logger(component="webhooks")
 router = APIRouter()
 
-ZERO: Final = "0" * 40
+# "No commit" on one side of a ref change (creation, deletion): git's SHA-1 zero id.
+NO_COMMIT: Final = min(ZERO_SHAS, key=len)
 _FOREIGN: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "github": (
         ("x-gitea-event", "gitea"),
@@ -194,10 +196,13 @@ def _bitbucket_change(change: Any) -> Push:
         raise ValidationError(f"push payload: unsupported ref type {kind!r}")
 
     def target(side: Any) -> str:
-        if not isinstance(side, dict):
-            return ZERO
-        commit = side.get("target")
-        return _str(commit, "hash") if isinstance(commit, dict) else ZERO
+        if side is None:  # the ref did not exist before (creation) or after (deletion)
+            return NO_COMMIT
+        commit = side.get("target") if isinstance(side, dict) else None
+        if not isinstance(commit, dict):
+            # Not a deletion: a present side without a commit is a malformed delivery.
+            raise ValidationError("push payload: a change's 'target' must be an object")
+        return _str(commit, "hash")
 
     return Push(prefix + name, target(old), target(new), forced=change.get("forced") is True)
 

@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.errors import ValidationError
+from strata.graph import lucene
 from strata.graph.gateway import Gateway
 from strata.jobs import REPO_NAME_PATTERN
 from strata.security import RepoSet
@@ -76,9 +77,6 @@ def repo_of_group(group: str) -> str:
     return re.sub(r"_(_|d)", lambda m: "_" if m.group(1) == "_" else ".", group)
 
 
-_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
-
-
 @dataclass(frozen=True, slots=True)
 class FactView:
     """One extracted fact with its four times and the document it came from."""
@@ -107,9 +105,9 @@ def lucene_query(text: str, groups: list[str] | None) -> str:
     words = re.findall(r"\w+", text)[:MAX_TERMS]
     if not words:
         raise ValidationError("`query` must contain at least one word")
-    terms = " OR ".join(_LUCENE_SPECIAL.sub(r"\\\1", w) for w in words)
+    terms = lucene.any_of(words)
     if groups is not None and len(groups) <= MAX_GROUP_FILTER:
-        scope = " OR ".join(f'"{g}"' for g in groups)
+        scope = " OR ".join(lucene.phrase(g) for g in groups)
         return f"({terms}) AND group_id:({scope})"
     return f"({terms})"
 

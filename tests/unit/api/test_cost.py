@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from graphql import parse
 
+from strata_api.graphql.cost import operation_cost_errors
+from strata_api.graphql.limits import Limits
 from strata_api.graphql.schema import build_schema
-from strata_api.limits import Limits, operation_cost_errors
 
 LIMITS = Limits(max_cost=100, default_page_size=10, max_page_size=50)
 GRAPHQL = build_schema()._schema

@@ -7,7 +7,7 @@ from typing import Any
 
 import strawberry
 
-from strata_api.limits import Limits, hardening_extensions
+from strata_api.graphql.limits import Limits, hardening_extensions
 
 CALLS: list[str] = []
 

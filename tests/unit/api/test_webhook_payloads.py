@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from strata.errors import ValidationError
-from strata_api.webhooks import ZERO, Push, _pushes
+from strata_api.webhooks import NO_COMMIT, Push, _pushes
+
+ZERO = NO_COMMIT
 
 A, B = "a" * 40, "b" * 40
 

@@ -1,186 +1,62 @@
 """Code-layer queries: symbols, callers and callees, impact, history and changes.
 
 Every field takes an optional ``asOf`` (default: now, now), reads through the
-core's as-of queries in a worker thread (the driver is blocking), and filters
-by the caller's readable repositories: a symbol of a repository the key cannot
-read simply does not exist for it.
+core's as-of queries off the event loop within the request's budget
+(``Context.run``), and filters by the caller's readable repositories: a symbol
+of a repository the key cannot read simply does not exist for it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 from datetime import datetime
-from enum import Enum
-from typing import Any
 
 import strawberry
-from strawberry.types import Info
 
-from strata.code.reads import MAX_DEPTH, MAX_FIRST, CodeReads
-from strata.errors import ValidationError
-from strata.graph.reads import Reads
-from strata.security import Principal
+from strata.code.reads import MAX_DEPTH
+from strata_api.graphql.arguments import bounded, decode_cursor, repo_of_key
+from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.call import CallEdge, Impact, UnresolvedCalls
+from strata_api.graphql.types.entity_kind import EntityKind
+from strata_api.graphql.types.file import File
 from strata_api.graphql.types.history import Axis, Change, FactVersion
+from strata_api.graphql.types.repository import Repository
 from strata_api.graphql.types.symbol import Symbol
+from strata_api.graphql.types.symbol_connection import SymbolConnection
+from strata_api.graphql.types.symbol_filter import SymbolFilter
 
 MAX_CHANGES = 500
-
-
-@strawberry.enum(description="Entity kinds whose history can be read.")
-class EntityKind(Enum):
-    SYMBOL = "Symbol"
-    FILE = "File"
-    PACKAGE = "Package"
-    BRANCH = "Branch"
-    COMMIT = "Commit"
-    REPOSITORY = "Repository"
-    REQUIREMENT = "Requirement"
-    DECISION = "Decision"
-    DOCUMENT = "Document"
-
-
-@strawberry.input(description="Filter for symbols: a name (or qualified name) or a path prefix.")
-class SymbolFilter:
-    name: str | None = None
-    qualified_name: str | None = None
-    repository: str | None = None
-    ref: str | None = None
-    path: str | None = None
-    kind: str | None = None
-
-
-@strawberry.type
-class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
-
-
-@strawberry.type
-class SymbolEdge:
-    cursor: str
-    node: Symbol
-
-
-@strawberry.type(description="A page of symbols (Relay-style).")
-class SymbolConnection:
-    edges: list[SymbolEdge]
-    page_info: PageInfo
-
-
-@strawberry.type(description="An indexed ref of a repository and the commit it is at.")
-class Branch:
-    ref: str
-    head: str
-    committed_at: datetime | None
-    files: int | None
-    symbols: int | None
-    valid_at: datetime
-
-
-@strawberry.type(description="A registered, indexed repository.")
-class Repository:
-    name: str
-    branches: list[Branch]
-
-
-@strawberry.type(description="A source file as of some moment.")
-class File:
-    id: strawberry.ID
-    repository: str
-    ref: str
-    path: str
-    language: str | None
-    lines: int | None
-    module: str | None
-    parse_errors: bool
-    is_test: bool
-    frameworks: list[str]
-    commit: str | None
-    valid_at: datetime
-
-
-def _principal(info: Info[Any, Any]) -> Principal:
-    principal = getattr(info.context, "principal", None)
-    return principal if isinstance(principal, Principal) else Principal.nobody()
-
-
-def _repos(info: Info[Any, Any]) -> list[str] | None:
-    """The readable repositories as a query parameter (None: every repository)."""
-    readable = _principal(info).readable_repos()
-    return None if readable.all else sorted(readable.names)
-
-
-def _repo_of_key(key: str) -> str:
-    return key.split("|", 1)[0].replace("%7C", "|").replace("%25", "%")
-
-
-def _timeout(info: Info[Any, Any]) -> float:
-    """The request's remaining budget, passed to Neo4j as the transaction timeout."""
-    return float(info.context.remaining())
-
-
-def _code(info: Info[Any, Any]) -> CodeReads:
-    return CodeReads(info.context.gateway, info.context.ontology)
-
-
-def _page(info: Info[Any, Any], first: int) -> int:
-    """A page size within 1 and the configured cap."""
-    cap = min(MAX_FIRST, int(info.context.settings.graphql_max_page_size))
-    return _bounded("first", first, 1, cap)
-
-
-def _bounded(name: str, value: int, low: int, high: int) -> int:
-    if not low <= value <= high:
-        raise ValidationError(f"`{name}` must be between {low} and {high}, got {value}")
-    return value
-
-
-def _cursor(key: str) -> str:
-    return base64.urlsafe_b64encode(key.encode()).decode()
-
-
-def _after(cursor: str | None) -> str:
-    if not cursor:
-        return ""
-    try:
-        return base64.urlsafe_b64decode(cursor.encode()).decode()
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValidationError("`after` is not a cursor returned by this API") from exc
 
 
 @strawberry.type
 class CodeQuery:
     @strawberry.field(description="A symbol by id (its stable key) as of a moment.")
     async def symbol(
-        self, info: Info[Any, Any], id: strawberry.ID, as_of: AsOfInput | None = None
+        self, info: Info, id: strawberry.ID, as_of: AsOfInput | None = None
     ) -> Symbol | None:
-        if not _principal(info).can_read(_repo_of_key(str(id))):
+        context = info.context
+        if not context.principal.can_read(repo_of_key(str(id))):
             return None
-        as_of_pair = AsOfInput.resolve(as_of)
-        view = await asyncio.to_thread(
-            _code(info).symbol, str(id), as_of_pair, repos=_repos(info), timeout=_timeout(info)
+        view = await context.run(
+            context.code.symbol, str(id), AsOfInput.resolve(as_of), repos=context.readable_names()
         )
         return Symbol.from_domain(view) if view else None
 
     @strawberry.field(description="Symbols by name, qualified name or path prefix (paged).")
     async def symbols(
         self,
-        info: Info[Any, Any],
+        info: Info,
         filter: SymbolFilter,
         first: int = 20,
         after: str | None = None,
         as_of: AsOfInput | None = None,
     ) -> SymbolConnection:
-        first = _page(info, first)
-        if not (filter.name or filter.qualified_name or (filter.path and filter.repository)):
-            raise ValidationError(
-                "give filter.name, filter.qualifiedName, or filter.path with filter.repository"
-            )
-        views = await asyncio.to_thread(
-            _code(info).find_symbols,
+        context = info.context
+        first = context.page(first)
+        filter.require_selective()
+        views = await context.run(
+            context.code.find_symbols,
             AsOfInput.resolve(as_of),
             name=filter.name,
             qualified_name=filter.qualified_name,
@@ -189,24 +65,15 @@ class CodeQuery:
             path=filter.path,
             kind=filter.kind,
             first=first + 1,
-            after=_after(after),
-            repos=_repos(info),
-            timeout=_timeout(info),
+            after=decode_cursor(after),
+            repos=context.readable_names(),
         )
-        page = views[:first]
-        edges = [SymbolEdge(cursor=_cursor(v.key), node=Symbol.from_domain(v)) for v in page]
-        return SymbolConnection(
-            edges=edges,
-            page_info=PageInfo(
-                has_next_page=len(views) > first,
-                end_cursor=edges[-1].cursor if edges else None,
-            ),
-        )
+        return SymbolConnection.from_domain(views, first)
 
     @strawberry.field(description="Who calls the symbol, up to `depth` hops (max 5).")
     async def callers(
         self,
-        info: Info[Any, Any],
+        info: Info,
         symbol: strawberry.ID,
         depth: int = 1,
         first: int = 10,
@@ -217,7 +84,7 @@ class CodeQuery:
     @strawberry.field(description="What the symbol calls, up to `depth` hops (max 5).")
     async def callees(
         self,
-        info: Info[Any, Any],
+        info: Info,
         symbol: strawberry.ID,
         depth: int = 1,
         first: int = 10,
@@ -231,21 +98,21 @@ class CodeQuery:
     )
     async def impact(
         self,
-        info: Info[Any, Any],
+        info: Info,
         symbol: strawberry.ID,
         first: int = 50,
         as_of: AsOfInput | None = None,
     ) -> Impact:
-        first = _page(info, first)
-        if not _principal(info).can_read(_repo_of_key(str(symbol))):
+        context = info.context
+        first = context.page(first)
+        if not context.principal.can_read(repo_of_key(str(symbol))):
             return Impact(callers=[], entrypoints=[], tests=[])
-        view = await asyncio.to_thread(
-            _code(info).impact,
+        view = await context.run(
+            context.code.impact,
             str(symbol),
             AsOfInput.resolve(as_of),
             first=first,
-            repos=_repos(info),
-            timeout=_timeout(info),
+            repos=context.readable_names(),
         )
         return Impact(
             callers=[CallEdge.from_domain(h) for h in view.callers],
@@ -256,135 +123,101 @@ class CodeQuery:
 
     @strawberry.field(description="Every version of an entity's state, with its four times.")
     async def history(
-        self, info: Info[Any, Any], id: strawberry.ID, kind: EntityKind = EntityKind.SYMBOL
+        self, info: Info, id: strawberry.ID, kind: EntityKind = EntityKind.SYMBOL
     ) -> list[FactVersion]:
-        if not _principal(info).can_read(_repo_of_key(str(id))):
+        context = info.context
+        if not context.principal.can_read(repo_of_key(str(id))):
             return []
-        reads = Reads(info.context.gateway, info.context.ontology)
-        versions = await asyncio.to_thread(
-            reads.state_history, kind.value, str(id), limit=MAX_CHANGES, timeout=_timeout(info)
+        versions = await context.run(
+            context.graph.state_history, kind.value, str(id), limit=MAX_CHANGES
         )
         return [FactVersion.from_domain(v) for v in versions]
 
     @strawberry.field(description="Facts opened and closed in a repository between two instants.")
     async def changes(
         self,
-        info: Info[Any, Any],
+        info: Info,
         repository: str,
         start: datetime,
         end: datetime,
         axis: Axis = Axis.VALID,
         first: int = 100,
     ) -> list[Change]:
-        first = _page(info, first)
-        if not _principal(info).can_read(repository):
+        context = info.context
+        first = context.page(first)
+        if not context.principal.can_read(repository):
             return []
-        reads = Reads(info.context.gateway, info.context.ontology)
+        # Reads.changes takes no timeout yet; the router's budget still ends the request.
         found = await asyncio.to_thread(
-            reads.changes, repository, start, end, axis=axis.value, limit=first
+            context.graph.changes, repository, start, end, axis=axis.value, limit=first
         )
         return [Change.from_domain(c) for c in found]
 
     @strawberry.field(description="A repository and its indexed refs, as of a moment.")
     async def repository(
-        self, info: Info[Any, Any], name: str, as_of: AsOfInput | None = None
+        self, info: Info, name: str, as_of: AsOfInput | None = None
     ) -> Repository | None:
-        if not _principal(info).can_read(name):
+        context = info.context
+        if not context.principal.can_read(name):
             return None
-        views = await asyncio.to_thread(
-            _code(info).branches, name, AsOfInput.resolve(as_of), timeout=_timeout(info)
-        )
-        if not views:
-            return None
-        return Repository(
-            name=name,
-            branches=[
-                Branch(
-                    ref=b.ref,
-                    head=b.head,
-                    committed_at=b.committed_at,
-                    files=b.files,
-                    symbols=b.symbols,
-                    valid_at=b.valid_at,
-                )
-                for b in views
-            ],
-        )
+        views = await context.run(context.code.branches, name, AsOfInput.resolve(as_of))
+        return Repository.from_domain(name, views) if views else None
 
     @strawberry.field(description="A file of a repository at a ref, as of a moment.")
     async def file(
         self,
-        info: Info[Any, Any],
+        info: Info,
         repository: str,
         path: str,
         ref: str = "main",
         as_of: AsOfInput | None = None,
     ) -> File | None:
-        if not _principal(info).can_read(repository):
+        context = info.context
+        if not context.principal.can_read(repository):
             return None
-        key = info.context.ontology.node("File").make_key(
-            {"repo": repository, "ref": ref, "path": path}
-        )
-        found = await asyncio.to_thread(
-            _code(info).file,
-            key,
-            AsOfInput.resolve(as_of),
-            repos=_repos(info),
-            timeout=_timeout(info),
+        key = context.ontology.node("File").make_key({"repo": repository, "ref": ref, "path": path})
+        found = await context.run(
+            context.code.file, key, AsOfInput.resolve(as_of), repos=context.readable_names()
         )
         if found is None:
             return None
         node, state = found
-        return File(
-            id=strawberry.ID(key),
-            repository=repository,
-            ref=ref,
-            path=node["path"],
-            language=state.get("language"),
-            lines=state.get("lines"),
-            module=state.get("module"),
-            parse_errors=bool(state.get("parse_errors")),
-            is_test=bool(state.get("is_test")),
-            frameworks=list(state.get("frameworks") or []),
-            commit=state.get("source_commit"),
-            valid_at=state["valid_at"],
-        )
+        return File.from_domain(key, repository, ref, node, state)
 
 
 async def _walk(
-    info: Info[Any, Any],
+    info: Info,
     direction: str,
     key: str,
     depth: int,
     first: int,
     as_of: AsOfInput | None,
 ) -> list[CallEdge]:
-    depth = _bounded("depth", depth, 1, MAX_DEPTH)
-    first = _page(info, first)
-    if not _principal(info).can_read(_repo_of_key(key)):
+    context = info.context
+    depth = bounded("depth", depth, 1, MAX_DEPTH)
+    first = context.page(first)
+    if not context.principal.can_read(repo_of_key(key)):
         return []
-    reads = _code(info)
+    reads = context.code
     resolved = AsOfInput.resolve(as_of)
     if direction == "callers":
         # The list type has no room for the unresolved count yet: skip its query.
-        hits = await asyncio.to_thread(
+        hits = await context.run(
             reads.callers,
             key,
             resolved,
             depth=depth,
             first=first,
             unresolved=False,
-            repos=_repos(info),
-            timeout=_timeout(info),
+            repos=context.readable_names(),
         )
     else:
-        hits = await asyncio.to_thread(
+        hits = await context.run(
             reads.callees,
             key,
             resolved,
             depth=depth,
             first=first,
-            repos=_repos(info),
-            timeout=_timeout(info),
+            repos=context.readable_names(),
         )
     return [CallEdge.from_domain(h) for h in hits]

@@ -1,14 +1,17 @@
-"""The typed per-request context handed to every resolver.
+"""The typed per-request context handed to every resolver (``Info[Context, None]``).
 
-Resolver authors use:
+Resolvers read through the context, never around it:
 
-- ``info.context.principal``: who is calling (see :class:`strata.security.Principal`:
-  ``can_read(repo)``, ``require("read", repo)``, ``readable_repos()``);
-- ``await info.context.read(CYPHER, **params)`` / ``await info.context.read_tx(fn)``:
-  a Neo4j read in a worker thread, with the request's remaining time budget as
-  the transaction timeout, so a slow query is aborted in the database as well;
-- ``info.context.remaining()``: that budget in seconds, for any other blocking
-  call (raises :class:`RequestTimeout` once it is spent).
+- ``await info.context.run(reads.method, *args, **kwargs)``: a blocking core read
+  in a worker thread, given the request's remaining time budget as ``timeout=``
+  (the Neo4j transaction timeout), so a slow query is aborted in the database
+  as well and reported as ``TIMEOUT``. ``await info.context.read(CYPHER, **params)``
+  is the same for one ad-hoc Cypher read;
+- ``info.context.principal``: who is calling (``can_read(repo)``, ``require(...)``);
+  ``readable_names()`` is its readable repositories as a query parameter;
+- ``info.context.page(first)``: a page size checked against the server's cap;
+- ``info.context.code`` / ``trace`` / ``graph``: the core's read services on
+  this request's gateway and ontology.
 """
 
 from __future__ import annotations
@@ -19,15 +22,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import strawberry
 from strawberry.fastapi import BaseContext
 
+from strata.code.reads import MAX_FIRST, CodeReads
 from strata.errors import ConfigError, DatabaseError, StrataError
-from strata.graph.gateway import Gateway, Tx
+from strata.graph.gateway import Gateway
+from strata.graph.reads import Reads
 from strata.jobstore import JobStore
 from strata.ontology.model import Ontology
 from strata.registry import RepoRegistry
 from strata.security import Principal
 from strata.settings import Settings
+from strata.trace.reads import TraceReads
+from strata_api.graphql.arguments import bounded
 from strata_api.graphql.errors import request_timeout
 from strata_api.tasks import TaskSender
 
@@ -44,12 +52,14 @@ class Context(BaseContext):
     job_store: JobStore | None = None
     task_sender: TaskSender | None = None
     registry: RepoRegistry | None = None
-    ontology: Ontology | None = None  # loaded once per process by the app
+    ontology_model: Ontology | None = None  # loaded once per process by the app
     deadline: float = 0.0  # time.monotonic() value; 0: request_timeout_s from now
 
     def __post_init__(self) -> None:
         if not self.deadline:
             self.deadline = time.monotonic() + self.settings.request_timeout_s
+
+    # -- the time budget --------------------------------------------------------------
 
     def deadline_remaining(self) -> float:
         """Seconds left (may be ≤ 0)."""
@@ -62,27 +72,58 @@ class Context(BaseContext):
             raise request_timeout(self.settings)
         return left
 
-    async def read(self, text: str, **params: Any) -> list[dict[str, Any]]:
-        """One Cypher read off the event loop, bounded by the remaining budget."""
+    async def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, timeout=<remaining budget>, **kwargs)`` off the event loop."""
         budget = self.remaining()
         try:
-            return await asyncio.to_thread(self.gateway.read, text, timeout=budget, **params)
+            return await asyncio.to_thread(fn, *args, timeout=budget, **kwargs)
         except DatabaseError as exc:
             raise self._timed_out(exc) from exc
 
-    async def read_tx(self, fn: Callable[[Tx], T]) -> T:
-        """A read transaction function off the event loop, bounded by the remaining budget."""
-        budget = self.remaining()
-        try:
-            return await asyncio.to_thread(self.gateway.read_tx, fn, timeout=budget)
-        except DatabaseError as exc:
-            raise self._timed_out(exc) from exc
+    async def read(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        """One Cypher read off the event loop, bounded by the remaining budget."""
+        return await self.run(self.gateway.read, text, **params)
 
     def _timed_out(self, exc: DatabaseError) -> StrataError:
         """Neo4j ended the transaction at our timeout: that is the request's budget."""
         if "TransactionTimedOut" in str(exc.details.get("gql_status") or ""):
             return request_timeout(self.settings)
         return exc
+
+    # -- who is asking ----------------------------------------------------------------
+
+    def readable_names(self) -> list[str] | None:
+        """The readable repositories as a query parameter (None: every repository)."""
+        readable = self.principal.readable_repos()
+        return None if readable.all else sorted(readable.names)
+
+    def page(self, first: int) -> int:
+        """A page size within 1 and the server's cap (see :meth:`max_page`)."""
+        return bounded("first", first, 1, self.max_page())
+
+    def max_page(self) -> int:
+        """The largest page any field serves: the setting, never above the core's cap."""
+        return min(MAX_FIRST, int(self.settings.graphql_max_page_size))
+
+    # -- services ---------------------------------------------------------------------
+
+    @property
+    def ontology(self) -> Ontology:
+        if self.ontology_model is None:
+            raise ConfigError("this context has no ontology")
+        return self.ontology_model
+
+    @property
+    def code(self) -> CodeReads:
+        return CodeReads(self.gateway, self.ontology)
+
+    @property
+    def graph(self) -> Reads:
+        return Reads(self.gateway, self.ontology)
+
+    @property
+    def trace(self) -> TraceReads:
+        return TraceReads(self.gateway)
 
     @property
     def jobs(self) -> JobStore:
@@ -101,3 +142,7 @@ class Context(BaseContext):
         if self.registry is None:
             raise ConfigError("this context has no repository registry")
         return self.registry
+
+
+Info = strawberry.Info[Context, None]
+"""What every resolver receives: ``info.context`` is a :class:`Context`."""

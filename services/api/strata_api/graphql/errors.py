@@ -3,10 +3,15 @@
 - a :class:`~strata.errors.StrataError` keeps its message and hint, with its
   ``code`` upper-cased (``FORBIDDEN``, ``NOT_FOUND``, ``VALIDATION_ERROR``, ...);
 - a document that does not parse is ``GRAPHQL_PARSE_FAILED``; one refused by a
-  validation rule or a limit is ``GRAPHQL_VALIDATION_FAILED`` (nothing ran);
+  validation rule or a limit is ``GRAPHQL_VALIDATION_FAILED``; a variable that
+  is missing or cannot be coerced to its type is ``BAD_USER_INPUT`` (nothing ran);
 - anything else is ``INTERNAL_SERVER_ERROR``, and outside development its
   message is replaced, so internals (Cypher, paths, addresses) never leak.
   Server-side StrataErrors (5xx) are masked the same way.
+
+Logging (:func:`log_error`, called once per error by the schema): a client
+error is one structured line without a traceback, so any key holder cannot
+grow the log by kilobytes per request; an internal error keeps its traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import structlog
-from graphql import GraphQLError, GraphQLSyntaxError
+from graphql import GraphQLError, GraphQLSyntaxError, VariableDefinitionNode
 from strawberry.extensions import SchemaExtension
 
 from strata.errors import StrataError
@@ -24,6 +29,7 @@ from strata.settings import Settings
 log = structlog.get_logger(component="graphql")
 
 INTERNAL = "INTERNAL_SERVER_ERROR"
+BAD_USER_INPUT = "BAD_USER_INPUT"
 MASKED_MESSAGE = "Internal server error"
 
 
@@ -68,23 +74,60 @@ def client_view(exc: StrataError, *, expose_internal: bool) -> tuple[str, dict[s
     return exc.message, extensions
 
 
+def classify(error: GraphQLError) -> tuple[str, bool]:
+    """(the code a client sees, whether it is our fault and worth a traceback)."""
+    if error.extensions and "code" in error.extensions:
+        return str(error.extensions["code"]), False
+    original = error.original_error
+    if isinstance(original, StrataError):
+        return error_code(original), original.http_status >= 500 and not _public(original)
+    if error.path is None:
+        if _is_variable_error(error):
+            return BAD_USER_INPUT, False
+        if original is None:
+            if isinstance(error, GraphQLSyntaxError):
+                return "GRAPHQL_PARSE_FAILED", False
+            return "GRAPHQL_VALIDATION_FAILED", False
+    return INTERNAL, True
+
+
+def _is_variable_error(error: GraphQLError) -> bool:
+    """graphql-core reports a variable it cannot coerce (missing, wrong type) at its
+    definition, before anything executes: the client's mistake, as the same value
+    written as a literal would be a validation error."""
+    nodes = error.nodes or []
+    return bool(nodes) and all(isinstance(n, VariableDefinitionNode) for n in nodes)
+
+
+def log_error(error: GraphQLError) -> None:
+    """One structured line per client error; internal errors keep their traceback."""
+    code, internal = classify(error)
+    path = list(error.path) if error.path else None
+    if internal:
+        original = error.original_error
+        log.error(
+            "graphql.internal_error",
+            code=code,
+            path=path,
+            error=repr(original or error),
+            exc_info=original if original is not None else False,
+        )
+    else:
+        log.info("graphql.client_error", code=code, path=path, message=error.message[:300])
+
+
 def translate(error: GraphQLError, *, expose_internal: bool) -> GraphQLError:
     """The client-facing form of one error (see the module docstring)."""
     if error.extensions and "code" in error.extensions:
         return error
     original = error.original_error
-    extensions: dict[str, Any]
+    code, internal = classify(error)
+    extensions: dict[str, Any] = {"code": code}
     message = error.message
     if isinstance(original, StrataError):
         message, extensions = client_view(original, expose_internal=expose_internal)
-    elif original is None and error.path is None:
-        code = "GRAPHQL_PARSE_FAILED" if isinstance(error, GraphQLSyntaxError) else None
-        extensions = {"code": code or "GRAPHQL_VALIDATION_FAILED"}
-    else:
-        extensions = {"code": INTERNAL}
-        log.error("graphql.internal_error", path=error.path, error=repr(original or error))
-        if not expose_internal:
-            message = MASKED_MESSAGE
+    elif internal and not expose_internal:
+        message = MASKED_MESSAGE
     return GraphQLError(
         message,
         nodes=error.nodes,

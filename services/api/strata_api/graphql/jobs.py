@@ -1,4 +1,4 @@
-"""Job records (reindex, ingest) as GraphQL: the ``Job`` type and ``job`` / ``jobs`` queries.
+"""Job records (reindex, ingest) as GraphQL: the ``job`` and ``jobs`` queries.
 
 Both queries only ever show jobs of repositories the caller may read: a job of
 another repository is indistinguishable from one that does not exist.
@@ -7,62 +7,18 @@ another repository is indistinguishable from one that does not exist.
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
-from enum import Enum
 from typing import Annotated
 
 import redis
 import strawberry
-from strawberry.scalars import JSON
 
 from strata.errors import NotFound
-from strata.jobstore import JobRecord
-from strata_api.graphql.context import Context
+from strata_api.graphql.context import Info
+from strata_api.graphql.cost import MIN_PAGE
+from strata_api.graphql.types.job import Job
 from strata_api.tasks import QueueUnavailable
 
-Info = strawberry.Info[Context, None]
 MAX_JOB_ID = 64
-
-
-@strawberry.enum(description="Where a job is in its life.")
-class JobState(Enum):
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-
-
-@strawberry.type(description="A background job (reindex, ingest) and its progress.")
-class Job:
-    id: strawberry.ID
-    kind: str
-    repo: str
-    state: JobState
-    ref: str | None = strawberry.field(description="The ref the job indexes, if any.")
-    after: str | None = strawberry.field(description="The commit the job indexes up to.")
-    progress: JSON
-    error: JSON | None
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
-
-    @classmethod
-    def from_domain(cls, record: JobRecord) -> Job:
-        ref = record.params.get("ref")
-        after = record.params.get("after")
-        return cls(
-            id=strawberry.ID(record.id),
-            kind=record.kind,
-            repo=record.repo,
-            state=JobState(record.state),
-            ref=ref if isinstance(ref, str) else None,
-            after=after if isinstance(after, str) else None,
-            progress=JSON(record.progress),
-            error=JSON(record.error) if record.error is not None else None,
-            created_at=record.created_at,
-            started_at=record.started_at,
-            finished_at=record.finished_at,
-        )
 
 
 @strawberry.type
@@ -81,7 +37,10 @@ class JobQuery:
             return None
         return Job.from_domain(record)
 
-    @strawberry.field(description="The newest jobs of a repository you may read, newest first.")
+    @strawberry.field(
+        description="The newest jobs of a repository you may read, newest first.",
+        metadata={MIN_PAGE: 0},  # first: 0 is an empty page, not a mistake
+    )
     async def jobs(
         self,
         info: Info,

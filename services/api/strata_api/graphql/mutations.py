@@ -15,8 +15,6 @@ repository's documents through the language model, at a commit resolved as for
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
-from enum import Enum
 from pathlib import Path
 
 import strawberry
@@ -24,43 +22,10 @@ import strawberry
 from strata.errors import NotFound, ValidationError
 from strata.git import branch_ref, require_sha, resolve_commit
 from strata.registry import RepoRegistration
-from strata_api.graphql.context import Context
-from strata_api.graphql.jobs import Job
-
-Info = strawberry.Info[Context, None]
-
-
-@strawberry.enum(description="The git host that sends a repository's webhooks.")
-class GitProvider(Enum):
-    GITHUB = "github"
-    GITLAB = "gitlab"
-    GITEA = "gitea"
-    BITBUCKET = "bitbucket"
-
-
-@strawberry.type(description="A registered repository (its webhook secret is never returned).")
-class RepositoryRegistration:
-    name: str
-    provider: GitProvider
-    default_branch: str
-    url: str | None
-    path: str | None
-    webhook_path: str = strawberry.field(description="Where the git host should POST pushes.")
-    created_at: datetime
-    updated_at: datetime
-
-    @classmethod
-    def from_domain(cls, reg: RepoRegistration) -> RepositoryRegistration:
-        return cls(
-            name=reg.name,
-            provider=GitProvider(reg.provider),
-            default_branch=reg.default_branch,
-            url=reg.url,
-            path=reg.path,
-            webhook_path=reg.webhook_path,
-            created_at=reg.created_at,
-            updated_at=reg.updated_at,
-        )
+from strata_api.graphql.context import Context, Info
+from strata_api.graphql.types.git_provider import GitProvider
+from strata_api.graphql.types.job import Job
+from strata_api.graphql.types.registration import RepositoryRegistration
 
 
 def _local_clone(context: Context, reg: RepoRegistration) -> Path | None:
@@ -94,7 +59,7 @@ async def _target(
 ) -> tuple[RepoRegistration, str, str]:
     """A repository the caller may write, its full ref and the commit to work on."""
     context.principal.require("write", repository)
-    reg = await asyncio.to_thread(context.repos.get, repository, timeout=context.remaining())
+    reg = await context.run(context.repos.get, repository)
     if reg is None:
         raise NotFound(f"repository {repository!r} is not registered", repo=repository)
     full_ref, sha = await asyncio.to_thread(_resolve, context, reg, ref, after)
@@ -137,7 +102,7 @@ class Mutation:
     ) -> RepositoryRegistration:
         context = info.context
         context.principal.require("admin")
-        reg = await asyncio.to_thread(
+        reg = await context.run(
             context.repos.register,
             name=name,
             provider=provider.value,
@@ -146,7 +111,6 @@ class Mutation:
             url=url,
             path=path,
             replace=replace,
-            timeout=context.remaining(),
         )
         return RepositoryRegistration.from_domain(reg)
 

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 import strawberry
-from strawberry.types import Info
 
 from strata.errors import ValidationError
-from strata.trace.reads import TraceReads
-from strata_api.graphql.code import _page, _principal, _repo_of_key, _timeout
+from strata_api.graphql.arguments import repo_of_key
+from strata_api.graphql.context import Context, Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.trace import (
     Decision,
@@ -21,33 +17,27 @@ from strata_api.graphql.types.trace import (
 )
 
 
-def _reads(info: Info[Any, Any]) -> TraceReads:
-    return TraceReads(info.context.gateway)
-
-
-def _requirement_key(info: Info[Any, Any], repository: str, req_id: str) -> str:
+def _requirement_key(context: Context, repository: str, req_id: str) -> str:
     if not req_id.startswith("REQ-"):
         raise ValidationError(f"requirement ids look like REQ-001, got {req_id!r}")
-    return str(
-        info.context.ontology.node("Requirement").make_key({"repo": repository, "req_id": req_id})
-    )
+    return context.ontology.node("Requirement").make_key({"repo": repository, "req_id": req_id})
 
 
 async def _requirement_links(
-    info: Info[Any, Any],
+    info: Info,
     repository: str,
     requirement: str,
     as_of: AsOfInput | None,
     types: list[str] | None,
 ) -> list[TraceLink]:
-    if not _principal(info).can_read(repository):
+    context = info.context
+    if not context.principal.can_read(repository):
         return []
-    links = await asyncio.to_thread(
-        _reads(info).links_from,
-        _requirement_key(info, repository, requirement),
+    links = await context.run(
+        context.trace.links_from,
+        _requirement_key(context, repository, requirement),
         AsOfInput.resolve(as_of),
         types=types,
-        timeout=_timeout(info),
     )
     return [TraceLink.from_domain(v) for v in links]
 
@@ -56,61 +46,61 @@ async def _requirement_links(
 class TraceQuery:
     @strawberry.field(description="One requirement, as of a moment.")
     async def requirement(
-        self, info: Info[Any, Any], repository: str, id: str, as_of: AsOfInput | None = None
+        self, info: Info, repository: str, id: str, as_of: AsOfInput | None = None
     ) -> Requirement | None:
-        if not _principal(info).can_read(repository):
+        context = info.context
+        if not context.principal.can_read(repository):
             return None
-        found = await asyncio.to_thread(
-            _reads(info).requirement,
-            _requirement_key(info, repository, id),
+        found = await context.run(
+            context.trace.requirement,
+            _requirement_key(context, repository, id),
             AsOfInput.resolve(as_of),
-            timeout=_timeout(info),
         )
         return Requirement.from_domain(found) if found else None
 
     @strawberry.field(description="Requirements of a repository (optionally one EARS pattern).")
     async def requirements(
         self,
-        info: Info[Any, Any],
+        info: Info,
         repository: str,
         ears: str | None = None,
         first: int = 50,
         after: str | None = None,
         as_of: AsOfInput | None = None,
     ) -> list[Requirement]:
-        first = _page(info, first)
-        if not _principal(info).can_read(repository):
+        context = info.context
+        first = context.page(first)
+        if not context.principal.can_read(repository):
             return []
-        found = await asyncio.to_thread(
-            _reads(info).requirements,
+        found = await context.run(
+            context.trace.requirements,
             repository,
             AsOfInput.resolve(as_of),
             ears=ears,
             first=first,
             after=after or "",
-            timeout=_timeout(info),
         )
         return [Requirement.from_domain(r) for r in found]
 
     @strawberry.field(description="Requirement links into a symbol (what it implements or tests).")
     async def requirements_for(
-        self, info: Info[Any, Any], symbol: strawberry.ID, as_of: AsOfInput | None = None
+        self, info: Info, symbol: strawberry.ID, as_of: AsOfInput | None = None
     ) -> list[TraceLink]:
-        if not _principal(info).can_read(_repo_of_key(str(symbol))):
+        context = info.context
+        if not context.principal.can_read(repo_of_key(str(symbol))):
             return []
-        links = await asyncio.to_thread(
-            _reads(info).links_into,
+        links = await context.run(
+            context.trace.links_into,
             str(symbol),
             AsOfInput.resolve(as_of),
             types=["IMPLEMENTED_BY", "AFFECTS", "VERIFIED_BY"],
-            timeout=_timeout(info),
         )
         return [TraceLink.from_domain(v) for v in links]
 
     @strawberry.field(description="Every link of a requirement (implementations, tests, ...).")
     async def links_for(
         self,
-        info: Info[Any, Any],
+        info: Info,
         repository: str,
         requirement: str,
         as_of: AsOfInput | None = None,
@@ -120,7 +110,7 @@ class TraceQuery:
     @strawberry.field(description="The tests that verify a requirement.")
     async def tests_for(
         self,
-        info: Info[Any, Any],
+        info: Info,
         repository: str,
         requirement: str,
         as_of: AsOfInput | None = None,
@@ -130,35 +120,34 @@ class TraceQuery:
     @strawberry.field(description="Decisions (ADRs) of a repository, as of a moment.")
     async def decisions(
         self,
-        info: Info[Any, Any],
+        info: Info,
         repository: str,
         status: str | None = None,
         first: int = 50,
         as_of: AsOfInput | None = None,
     ) -> list[Decision]:
-        first = _page(info, first)
-        if not _principal(info).can_read(repository):
+        context = info.context
+        first = context.page(first)
+        if not context.principal.can_read(repository):
             return []
-        found = await asyncio.to_thread(
-            _reads(info).decisions,
+        found = await context.run(
+            context.trace.decisions,
             repository,
             AsOfInput.resolve(as_of),
             status=status,
             first=first,
-            timeout=_timeout(info),
         )
         return [Decision.from_domain(d) for d in found]
 
     @strawberry.field(description="Counts by status, stale links with evidence, and gaps.")
     async def trace_report(
-        self, info: Info[Any, Any], repository: str, as_of: AsOfInput | None = None
+        self, info: Info, repository: str, as_of: AsOfInput | None = None
     ) -> TraceReport | None:
-        if not _principal(info).can_read(repository):
+        context = info.context
+        if not context.principal.can_read(repository):
             return None
-        report = await asyncio.to_thread(
-            _reads(info).report, repository, AsOfInput.resolve(as_of), timeout=_timeout(info)
-        )
-        cap = int(info.context.settings.graphql_max_page_size)
+        report = await context.run(context.trace.report, repository, AsOfInput.resolve(as_of))
+        cap = int(context.settings.graphql_max_page_size)
         return TraceReport(
             repository=repository,
             requirements=report.requirements,

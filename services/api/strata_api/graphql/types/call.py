@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from strata.code.reads import CallHit, Unresolved
+from strata_api.graphql.cost import WITHIN_PAGE
 from strata_api.graphql.types.evidence import Evidence
 
 
@@ -82,7 +83,8 @@ class UnresolvedCalls:
 
 @strawberry.type(description="What a change to a symbol can reach.")
 class Impact:
-    callers: list[CallEdge]
-    entrypoints: list[CallEdge]
-    tests: list[CallEdge]
+    # Each list holds at most `first` of impact(first:), which the cost rule already counted.
+    callers: list[CallEdge] = strawberry.field(metadata={WITHIN_PAGE: True})
+    entrypoints: list[CallEdge] = strawberry.field(metadata={WITHIN_PAGE: True})
+    tests: list[CallEdge] = strawberry.field(metadata={WITHIN_PAGE: True})
     unresolved: UnresolvedCalls | None = None
