@@ -257,7 +257,7 @@ class TestReads:
             ("h1", T0, T0 + timedelta(days=2), tx1, None, tx2),
             ("h2", T0 + timedelta(days=2), None, tx2, None, None),
         ]
-        assert all(v.props["ontology"] == 1 for v in history)
+        assert all(v.props["ontology"] == store.ontology.version for v in history)
 
         old = reads.node_state("Symbol", key, AsOf.at(T0 + timedelta(days=5), tx1))
         assert old is not None

@@ -31,6 +31,14 @@ RETURN t.qn AS qn, t.at AS at, s.key AS key, st.body_hash AS body_hash,
        st.test_framework AS test_framework
 """
 
+SYMBOL_KEYS_AT = """
+UNWIND $targets AS t
+MATCH (s:Symbol {key: t.key})-[st:STATE]->(s)
+WHERE st.expired_at IS NULL
+  AND st.valid_at <= datetime(t.at) AND (st.invalid_at IS NULL OR st.invalid_at > datetime(t.at))
+RETURN DISTINCT t.target AS target, t.at AS at, s.key AS key
+"""
+
 
 def declared_links(gateway: Gateway, ctx: SyncContext) -> tuple[list[Link], set[str], set[str]]:
     """Checked links of every trace file, the files' scopes, and the refused ones."""
@@ -104,9 +112,15 @@ def _check(
     targets = [
         {"qn": link.target, "name": _last(link.target), "at": to_wire(when)}
         for link in declared
-        if link.target and (when := commits.get(link.commit)) is not None
+        if link.target and "::" not in link.target and (when := commits.get(link.commit))
+    ]
+    by_path = [
+        {"target": link.target, "key": _path_key(ctx, link.target), "at": to_wire(when)}
+        for link in declared
+        if link.target and "::" in link.target and (when := commits.get(link.commit))
     ]
     found = _symbols_at(gateway, ctx.repo, ctx.ref, targets)
+    found |= _symbols_by_key(gateway, by_path)
     out: list[Link] = []
     for link in declared:
         when = commits.get(link.commit)
@@ -144,6 +158,22 @@ def _symbols_at(
     for row in rows:
         found.setdefault((row["qn"], row["at"]), row)
     return found
+
+
+def _path_key(ctx: SyncContext, target: str) -> str:
+    """The symbol key a ``path::qualname`` target names (the key is path and qualname)."""
+    path, qualname = target.split("::", 1)
+    identity = {"repo": ctx.repo, "ref": ctx.ref, "path": path.strip(), "qualname": qualname}
+    return ctx.symbol_key(identity) if ctx.symbol_key is not None else ""
+
+
+def _symbols_by_key(
+    gateway: Gateway, targets: list[dict[str, str]]
+) -> dict[tuple[str, str], dict[str, Any]]:
+    if not targets:
+        return {}
+    rows = gateway.read(SYMBOL_KEYS_AT, targets=targets)
+    return {(row["target"], row["at"]): row for row in rows}
 
 
 def _link(link: TraceLink, src: NodeRef, dst: NodeRef, when: datetime, scope: str) -> Link:

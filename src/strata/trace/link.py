@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -25,6 +26,7 @@ class TraceResult:
     facts: int = 0
     created: int = 0
     closed: int = 0
+    unchanged: int = 0  # links left alone: nothing about them changed
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -61,6 +63,9 @@ class SyncContext:
     requirements: dict[str, str]
     decisions: dict[str, str]
     result: TraceResult
+    # Composes a Symbol key from its identity (the ontology's rule).
+    symbol_key: Callable[[Mapping[str, Any]], str] | None = None
+    branch: str = ""  # the Branch node's key (its state history is the index history)
     # Declared links' commits -> commit time (None: git cannot find it), across trace files.
     commits: dict[str, datetime | None] = field(default_factory=dict)
 

@@ -3,56 +3,55 @@
 On every sync (after each reindex) the trace worker:
 
 1. reads ``trace/*.yml`` at the commit and checks every link
-   (:mod:`strata.trace.declared`);
+   (:mod:`strata.trace.declared`), and turns the ``Constrains:`` lines of the
+   current decisions (parsed by the knowledge layer) into CONSTRAINS links;
 2. derives proposals from commit messages and test names
    (:mod:`strata.trace.proposals`);
 3. settles every link against the new tree: STALE when a target vanished,
-   VALIDATED only if earned (:mod:`strata.trace.settle`);
-4. writes what changed and closes what its scopes no longer produce.
+   VALIDATED only if earned, suspect when its target changed
+   (:mod:`strata.trace.settle`);
+4. writes only what changed (:mod:`strata.trace.reconcile`), closes what its
+   scopes no longer produce, and stores the sync's findings (``TraceFinding``).
 """
 
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import Any
 
 from strata.code.git import Git
-from strata.facts import EdgeFact, Fact
+from strata.facts import Fact, NodeRef, Source, StateFact
+from strata.findings import Finding, finding_facts, findings_scope
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
+from strata.ontology.model import STATE
+from strata.temporal import native
 from strata.trace.declared import declared_links
-from strata.trace.link import LINK_TYPES, SyncContext, TraceResult, scope_of
+from strata.trace.link import Link, SyncContext, TraceResult, scope_of
 from strata.trace.proposals import proposals
+from strata.trace.reconcile import OpenLink, Slot, open_links, reconcile
 from strata.trace.settle import settle
 from strata.writers import TraceWriter
 
 __all__ = ["TraceResult", "TraceSync", "scope_of"]
 
-CURRENT_IDS = """
-MATCH (n:{label})
+REQUIREMENT_IDS = """
+MATCH (n:Requirement)
 WHERE n.repo = $repo
 MATCH (n)-[r:STATE]->(n)
 WHERE r.expired_at IS NULL AND r.invalid_at IS NULL
-RETURN n.{id} AS id, n.key AS key
+RETURN n.req_id AS id, n.key AS key
 """
 
-OPEN_IMPLEMENTED = """
-MATCH (q)-[r:IMPLEMENTED_BY]->(t)
-WHERE r.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL
-RETURN labels(q)[0] AS src_label, q.key AS src, labels(t)[0] AS dst_label, t.key AS dst,
-       properties(r) AS props
+DECISIONS = """
+MATCH (n:Decision)
+WHERE n.repo = $repo
+MATCH (n)-[r:STATE]->(n)
+WHERE r.expired_at IS NULL AND r.invalid_at IS NULL
+RETURN n.decision_id AS id, n.key AS key, r.constrains AS constrains, r.status AS status,
+       r.path AS path, r.source_commit AS commit, r.valid_at AS valid_at
 """
-
-# The scopes of open links of the other types (IMPLEMENTED_BY's come from OPEN_IMPLEMENTED).
-OPEN_SCOPES = "\nUNION\n".join(
-    f"""
-MATCH ()-[r:{rel}]->()
-WHERE r.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL AND r.scope IS NOT NULL
-RETURN DISTINCT r.scope AS scope
-"""
-    for rel in LINK_TYPES
-    if rel != "IMPLEMENTED_BY"
-)
 
 
 class TraceSync:
@@ -77,46 +76,108 @@ class TraceSync:
         commit = git.commit(sha)
         result = TraceResult(repo=repo, commit=commit.sha)
         at = commit.committed_at
+        decisions = self.gateway.read(DECISIONS, repo=repo)
         ctx = SyncContext(
             git,
             repo,
             ref,
             commit.sha,
             at,
-            self._ids(repo, "Requirement", "req_id"),
-            self._ids(repo, "Decision", "decision_id"),
+            {r["id"]: r["key"] for r in self.gateway.read(REQUIREMENT_IDS, repo=repo)},
+            {r["id"]: r["key"] for r in decisions},
             result,
+            symbol_key=self.ontology.node("Symbol").make_key,
+            branch=self.ontology.node("Branch").make_key({"repo": repo, "ref": ref}),
         )
         links, scopes, refused = declared_links(self.gateway, ctx)
         declared_slots = {x.slot for x in links}
+        links += _constraints(ctx, decisions, declared_slots)
         result.declared = len(links)
         proposed = proposals(self.gateway, ctx, base, changed_symbols or [], declared_slots)
         result.proposed = len(proposed)
-        implemented = self.gateway.read(OPEN_IMPLEMENTED, repo=repo)  # open, read once
-        settled = settle(self.gateway, ctx, [*links, *proposed], implemented)
-        facts: list[Fact] = [
-            EdgeFact(x.rel, x.src, x.dst, repo, x.props, x.valid_at, source=x.source, scope=x.scope)
-            for x in settled
-        ]
+        current = open_links(self.gateway, repo)  # every open link, read once
+        settled = settle(self.gateway, ctx, [*links, *proposed], current)
         scopes |= {x.scope for x in settled}
-        scopes |= self._open_scopes(repo, implemented)
+        scopes |= _open_scopes(current)
         scopes -= refused  # a refused file writes nothing: its earlier links stay as they were
-        closing_edges = self.store.closures("trace", sorted(scopes), facts, at=at, repo=repo).edges
-        batch = [*facts, *closing_edges]
-        if batch:
-            written = TraceWriter(self.store).write(batch)
+        facts, unchanged = reconcile(repo, settled, current, scopes, at)
+        facts += self._findings(repo, result.findings, at, commit.sha)
+        if facts:
+            written = TraceWriter(self.store).write(facts)
             result.facts = written.facts
             result.created = written.created
             result.closed = written.closed + written.expired
+        result.unchanged = unchanged
         result.seconds = round(time.perf_counter() - started, 4)
         return result
 
-    def _ids(self, repo: str, label: str, id_field: str) -> dict[str, str]:
-        text = CURRENT_IDS.format(label=label, id=id_field)
-        return {row["id"]: row["key"] for row in self.gateway.read(text, repo=repo)}
+    def _findings(self, repo: str, findings: list[Finding], at: datetime, sha: str) -> list[Fact]:
+        """The sync's findings, and the closing of those it no longer finds."""
+        asserted = finding_facts("TraceFinding", "trace", repo, findings, at=at, sha=sha)
+        node = self.ontology.node("TraceFinding")
+        wanted = {node.make_key(dict(f.identity)) for f in asserted}
+        scope = findings_scope(repo, "trace")
+        open_now = self.store.open_slots("trace", [scope], types=[STATE]).get(STATE, set())
+        closing: list[Fact] = [
+            StateFact.closing("TraceFinding", key, at)
+            for label, key, _, _ in sorted(open_now)
+            if label == "TraceFinding" and key not in wanted
+        ]
+        return [*asserted, *closing]
 
-    def _open_scopes(self, repo: str, implemented: list[dict[str, Any]]) -> set[str]:
-        """Scopes of every open link, but the commit-message proposals' own."""
-        found = [row["props"].get("scope") for row in implemented]
-        found += [row["scope"] for row in self.gateway.read(OPEN_SCOPES, repo=repo)]
-        return {scope for scope in found if scope and "|trace|commit:" not in scope}
+
+def _open_scopes(current: dict[Slot, OpenLink]) -> set[str]:
+    """Scopes of every open link, but the commit-message proposals' own."""
+    return {x.scope for x in current.values() if x.scope and "|trace|commit:" not in x.scope}
+
+
+def _constraints(
+    ctx: SyncContext, decisions: list[dict[str, Any]], declared: set[tuple[str, str, str]]
+) -> list[Link]:
+    """CONSTRAINS links from the ``Constrains:`` lines of the current decisions.
+
+    The knowledge layer parses the ADRs; the trace layer, the one writer of
+    links, links them. A trace file's own constrains link for the same pair wins.
+    """
+    out: list[Link] = []
+    for row in decisions:
+        path = str(row.get("path") or "")
+        for req_id in row.get("constrains") or []:
+            key = ctx.requirements.get(req_id)
+            if key is None:
+                ctx.result.findings.append(
+                    Finding(
+                        path,
+                        1,
+                        "undeclared-requirement",
+                        f"{row['id']} constrains {req_id}, which is not declared",
+                        "warning",
+                    )
+                )
+                continue
+            if ("CONSTRAINS", row["key"], key) in declared:
+                continue
+            commit = str(row.get("commit") or ctx.sha)
+            out.append(
+                Link(
+                    "CONSTRAINS",
+                    NodeRef("Decision", row["key"]),
+                    NodeRef("Requirement", key),
+                    {
+                        "status": "VALIDATED" if row.get("status") == "accepted" else "PROPOSED",
+                        "confidence": 1.0,
+                        "methods": ["adr"],
+                        "commit": commit,
+                        "evidence": f"{path}: Constrains: {req_id}",
+                    },
+                    _time(row["valid_at"]),
+                    scope_of(ctx.repo, f"adr:{path}"),
+                    Source(commit=commit, path=path or None),
+                )
+            )
+    return out
+
+
+def _time(value: Any) -> datetime:
+    result: datetime = native(value)
+    return result
