@@ -14,6 +14,7 @@ from strawberry.schema.config import StrawberryConfig
 
 from strata.settings import Settings
 from strata_api.graphql.code import CodeQuery
+from strata_api.graphql.findings import FindingQuery
 from strata_api.graphql.jobs import JobQuery
 from strata_api.graphql.knowledge import KnowledgeQuery
 from strata_api.graphql.mutations import Mutation
@@ -23,7 +24,7 @@ from strata_api.limits import ExtensionFactory, Limits, hardening_extensions
 
 
 @strawberry.type
-class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery):
+class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery, FindingQuery):
     """Every read of the API."""
 
 

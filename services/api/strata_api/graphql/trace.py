@@ -9,6 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from strata.errors import ValidationError
+from strata.trace.files import ADR as ADR_ID
 from strata.trace.reads import TraceReads
 from strata_api.graphql.code import _page, _principal, _repo_of_key, _timeout
 from strata_api.graphql.types.asof import AsOfInput
@@ -27,9 +28,19 @@ def _reads(info: Info[Any, Any]) -> TraceReads:
 
 def _requirement_key(info: Info[Any, Any], repository: str, req_id: str) -> str:
     if not req_id.startswith("REQ-"):
-        raise ValidationError(f"requirement ids look like REQ-001, got {req_id!r}")
+        raise ValidationError(
+            f"requirement ids look like REQ-001 (decision ids like ADR-0001), got {req_id!r}"
+        )
     return str(
         info.context.ontology.node("Requirement").make_key({"repo": repository, "req_id": req_id})
+    )
+
+
+def _decision_key(info: Info[Any, Any], repository: str, decision_id: str) -> str:
+    return str(
+        info.context.ontology.node("Decision").make_key(
+            {"repo": repository, "decision_id": decision_id}
+        )
     )
 
 
@@ -107,7 +118,10 @@ class TraceQuery:
         )
         return [TraceLink.from_domain(v) for v in links]
 
-    @strawberry.field(description="Every link of a requirement (implementations, tests, ...).")
+    @strawberry.field(
+        description="Every link of a requirement (implementations, tests, the decisions that "
+        "constrain it) or of a decision (ADR-0001: the requirements it constrains)."
+    )
     async def links_for(
         self,
         info: Info[Any, Any],
@@ -115,7 +129,18 @@ class TraceQuery:
         requirement: str,
         as_of: AsOfInput | None = None,
     ) -> list[TraceLink]:
-        return await _requirement_links(info, repository, requirement, as_of, None)
+        if not _principal(info).can_read(repository):
+            return []
+        reads, when = _reads(info), AsOfInput.resolve(as_of)
+        if ADR_ID.match(requirement):
+            key = _decision_key(info, repository, requirement)
+            views = await asyncio.to_thread(reads.links_from, key, when, timeout=_timeout(info))
+        else:
+            key = _requirement_key(info, repository, requirement)
+            views = await asyncio.to_thread(
+                reads.links_of_requirement, key, when, timeout=_timeout(info)
+            )
+        return [TraceLink.from_domain(v) for v in views]
 
     @strawberry.field(description="The tests that verify a requirement.")
     async def tests_for(
@@ -139,15 +164,16 @@ class TraceQuery:
         first = _page(info, first)
         if not _principal(info).can_read(repository):
             return []
+        when = AsOfInput.resolve(as_of)
         found = await asyncio.to_thread(
             _reads(info).decisions,
             repository,
-            AsOfInput.resolve(as_of),
+            when,
             status=status,
             first=first,
             timeout=_timeout(info),
         )
-        return [Decision.from_domain(d) for d in found]
+        return [Decision.from_domain(d, when) for d in found]
 
     @strawberry.field(description="Counts by status, stale links with evidence, and gaps.")
     async def trace_report(
@@ -171,4 +197,6 @@ class TraceQuery:
             unimplemented=report.unimplemented[:cap],
             untested=report.untested[:cap],
             orphaned=[TraceLink.from_domain(v) for v in report.orphaned[:cap]],
+            suspect=[TraceLink.from_domain(v) for v in report.suspect[:cap]],
+            suspect_count=len(report.suspect),
         )
