@@ -369,3 +369,77 @@ class TestConstrains:
         )
         assert view is not None
         assert view.link["source_path"] == "trace/orders.yml"
+
+
+GRAPHQL = """
+query($repo: String!, $during: DateTime!, $job: ID!) {
+  adr: linksFor(repository: $repo, requirement: "ADR-0001") { type target status }
+  req: linksFor(repository: $repo, requirement: "REQ-001") {
+    type source status qualifiedName goneCommit suspect
+  }
+  decisions(repository: $repo) { id constrains links { type target } }
+  refused: findings(repository: $repo, kind: "unknown-commit", asOf: {validAt: $during}) {
+    layer path line kind severity message
+  }
+  now: findings(repository: $repo, kind: "unknown-commit") { path }
+  traceReport(repository: $repo) { suspectCount suspect { target suspectCommit } }
+  job(id: $job) { kind progress result }
+}
+"""
+
+
+class TestGraphQL:
+    """The API answers links of every kind, decisions' links, findings and suspects."""
+
+    def test_reads(self, pushed: dict[str, Any], settings: Settings, gateway: Gateway) -> None:
+        import warnings
+
+        from strata.registry import KeyRing
+        from strata_api.app import create_app
+        from tests.conftest import TEST_SECRET
+
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+            from starlette.testclient import TestClient
+
+        _, token = KeyRing(gateway, ServerKeys(TEST_SECRET)).create(scopes=["read"], repos=["*"])
+        name, req1, adr = pushed["name"], pushed["req"]["REQ-001"], pushed["adr"]
+        settle = pushed["chains"][1][-1]
+        with TestClient(create_app(settings)) as client:
+            answer = client.post(
+                "/graphql",
+                json={
+                    "query": GRAPHQL,
+                    "variables": {
+                        "repo": name,
+                        "during": (TIMES[2] + timedelta(days=1)).isoformat(),
+                        "job": settle.id,
+                    },
+                },
+                headers={"Authorization": f"Bearer {token}"},
+            ).json()
+        assert "errors" not in answer, answer
+        data = answer["data"]
+        assert data["adr"] == [{"type": "CONSTRAINS", "target": req1, "status": "VALIDATED"}]
+        kinds = {(link["type"], link["source"]) for link in data["req"]}
+        assert ("CONSTRAINS", adr) in kinds
+        [stale] = [link for link in data["req"] if link["type"] == "AFFECTS"]
+        assert (stale["status"], stale["qualifiedName"]) == ("STALE", "app.orders.legacy")
+        assert stale["goneCommit"] == pushed["shas"][2]
+        assert data["decisions"] == [
+            {
+                "id": "ADR-0001",
+                "constrains": ["REQ-001"],
+                "links": [{"type": "CONSTRAINS", "target": req1}],
+            }
+        ]
+        assert [(f["layer"], f["path"], f["severity"]) for f in data["refused"]] == [
+            ("trace", "trace/bad_requirement.yml", "error")
+        ]
+        assert data["now"] == []
+        assert data["traceReport"]["suspectCount"] == 1
+        assert data["traceReport"]["suspect"][0]["suspectCommit"] == pushed["shas"][2]
+        job = data["job"]
+        assert job["kind"] == "trace.settle"
+        assert job["progress"]["findings"] == 1
+        assert [f["rule"] for f in job["result"]["findings"]] == ["unknown-commit"]
