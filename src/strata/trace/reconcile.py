@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.facts import EdgeFact, Fact, NodeRef, Source
-from strata.graph.gateway import Gateway
+from strata.graph.gateway import Gateway, checked_label, checked_rel_type
 from strata.temporal import content_hash, native
 from strata.trace.link import LINK_TYPES, Link
 
@@ -32,6 +32,14 @@ RETURN '{rel}' AS type, labels(q)[0] AS src_label, q.key AS src, labels(t)[0] AS
 """
     for rel in LINK_TYPES
 )
+
+# When each returning slot (no open version) last stopped being true, in current belief.
+LAST_ENDED = """
+UNWIND $rows AS row
+MATCH (q:{src} {{key: row.src}})-[r:{rel}]->(t:{dst} {{key: row.dst}})
+WHERE r.expired_at IS NULL AND r.invalid_at IS NOT NULL
+RETURN row.src AS src, row.dst AS dst, max(r.invalid_at) AS ended
+"""
 
 Slot = tuple[str, str, str]
 
@@ -73,15 +81,42 @@ def open_links(gateway: Gateway, repo: str) -> dict[Slot, OpenLink]:
     return found
 
 
+def ended_slots(
+    gateway: Gateway, links: list[Link], current: dict[Slot, OpenLink]
+) -> dict[Slot, datetime]:
+    """For links without an open version: when an earlier version of the slot ended."""
+    groups: dict[tuple[str, str, str], list[dict[str, str]]] = {}
+    for link in links:
+        if link.slot not in current:
+            groups.setdefault((link.rel, link.src.label, link.dst.label), []).append(
+                {"src": link.src.key, "dst": link.dst.key}
+            )
+    out: dict[Slot, datetime] = {}
+    for (rel, src, dst), rows in sorted(groups.items()):
+        text = LAST_ENDED.format(
+            rel=checked_rel_type(rel), src=checked_label(src), dst=checked_label(dst)
+        )
+        for row in gateway.read(text, rows=rows):
+            out[(rel, row["src"], row["dst"])] = native(row["ended"])
+    return out
+
+
 def reconcile(
     repo: str,
     settled: list[Link],
     current: dict[Slot, OpenLink],
     scopes: set[str],
+    *,
     at: datetime,
+    ended: dict[Slot, datetime] | None = None,
 ) -> tuple[list[Fact], int]:
     """The facts to write for ``settled`` and the re-synced ``scopes``, and how many
-    links were left alone because nothing about them changed."""
+    links were left alone because nothing about them changed.
+
+    ``ended``: slots without an open version that were true before (a link
+    removed, then declared again): they return from ``at``, not from their
+    original start, which would rewrite the time they were gone.
+    """
     facts: list[Fact] = []
     kept: set[Slot] = set()
     unchanged = 0
@@ -89,7 +124,9 @@ def reconcile(
         kept.add(link.slot)
         previous = current.get(link.slot)
         if previous is None:
-            facts.append(_fact(repo, link, link.valid_at))
+            back = (ended or {}).get(link.slot)
+            start = link.valid_at if back is None else max(link.valid_at, back, at)
+            facts.append(_fact(repo, link, start))
             continue
         if content_hash(link.props) == previous.props.get("hash"):
             unchanged += 1

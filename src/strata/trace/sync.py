@@ -30,7 +30,7 @@ from strata.temporal import native
 from strata.trace.declared import declared_links
 from strata.trace.link import Link, SyncContext, TraceResult, scope_of
 from strata.trace.proposals import proposals
-from strata.trace.reconcile import OpenLink, Slot, open_links, reconcile
+from strata.trace.reconcile import OpenLink, Slot, ended_slots, open_links, reconcile
 from strata.trace.settle import settle
 from strata.writers import TraceWriter
 
@@ -100,7 +100,8 @@ class TraceSync:
         scopes |= {x.scope for x in settled}
         scopes |= _open_scopes(current)
         scopes -= refused  # a refused file writes nothing: its earlier links stay as they were
-        facts, unchanged = reconcile(repo, settled, current, scopes, at)
+        ended = ended_slots(self.gateway, settled, current)
+        facts, unchanged = reconcile(repo, settled, current, scopes, at=at, ended=ended)
         facts += self._findings(repo, result.findings, at, commit.sha)
         if facts:
             written = TraceWriter(self.store).write(facts)
