@@ -47,10 +47,8 @@ def reference(steps: list[tuple[datetime, str | None]], known: int, valid: datet
                 effective.append((at, None))
             present = False
             continue
-        if not ever:
-            start = at if state == "STALE" else ORIGIN
-        else:
-            start = at
+        # Only the first declaration counts from its origin (STALE: from when it vanished).
+        start = ORIGIN if not ever and state != "STALE" else at
         if present and effective and effective[-1][1] == state:
             continue  # nothing changed
         effective.append((start, state))
