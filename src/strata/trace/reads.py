@@ -95,8 +95,19 @@ MATCH (q)-[r]->(t)
 WHERE type(r) IN $types AND r.repo = $repo AND {_LINK}
 OPTIONAL MATCH (q)-[qs:STATE]->(q)
 WHERE {as_of_predicate("qs")}
+WITH q, r, t, qs
+OPTIONAL CALL (t, r) {{
+  // A STALE link's target is gone: its last state names it.
+  MATCH (t)-[ls:STATE]->(t)
+  WHERE r.status = 'STALE' AND ls.valid_at <= datetime($valid_at)
+    AND ls.created_at <= datetime($known_at)
+    AND (ls.expired_at IS NULL OR ls.expired_at > datetime($known_at))
+  RETURN ls.qualified_name AS last_name
+  ORDER BY ls.valid_at DESC
+  LIMIT 1
+}}
 RETURN type(r) AS type, q.key AS source, labels(q)[0] AS source_label, qs IS NOT NULL AS declared,
-       t.key AS target, labels(t)[0] AS target_label, {_LINK_PROPS} AS link
+       t.key AS target, labels(t)[0] AS target_label, {_LINK_PROPS} AS link, last_name
 """
 
 LINK_TYPES = ["IMPLEMENTED_BY", "AFFECTS", "VERIFIED_BY", "CONSTRAINS"]
@@ -265,8 +276,9 @@ class TraceReads:
             link = decode_fact(row["link"])
             status = str(link.get("status", "?"))
             counts.setdefault(row["type"], Counter())[status] += 1
+            named = {"qualified_name": row["last_name"]} if row.get("last_name") else {}
             view = LinkView(
-                row["type"], row["source"], row["target"], row["target_label"], link, {}
+                row["type"], row["source"], row["target"], row["target_label"], link, named
             )
             if link.get("suspect"):
                 report.suspect.append(view)

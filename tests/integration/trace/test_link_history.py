@@ -18,6 +18,7 @@ out by hand: what was true at each commit, as known after each push.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,14 +32,21 @@ from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
 from strata.jobstore import JobRecord, JobStore
 from strata.ontology import load_ontology
-from strata.registry import RepoRegistry
+from strata.registry import KeyRing, RepoRegistry
 from strata.security import ServerKeys
 from strata.settings import Settings
 from strata.temporal import AsOf, now
 from strata.trace.reads import LinkView, TraceReads, findings
+from strata_api.app import create_app
 from strata_workers.app import create_celery
+from tests.conftest import TEST_SECRET
 from tests.gitrepo import GitRepo
 from tests.integration.trace.test_stale_on_rename import push, wait_chain
+
+with warnings.catch_warnings():
+    # Starlette suggests httpx2 for its TestClient; httpx is what the project pins.
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient
 
 TIMES = [datetime(2025, month, 1, tzinfo=UTC) for month in range(1, 8)]  # C1..C7
 
@@ -382,7 +390,9 @@ query($repo: String!, $during: DateTime!, $job: ID!) {
     layer path line kind severity message
   }
   now: findings(repository: $repo, kind: "unknown-commit") { path }
-  traceReport(repository: $repo) { suspectCount suspect { target suspectCommit } }
+  traceReport(repository: $repo) {
+    suspectCount suspect { target suspectCommit } stale { qualifiedName }
+  }
   job(id: $job) { kind progress result }
 }
 """
@@ -392,16 +402,6 @@ class TestGraphQL:
     """The API answers links of every kind, decisions' links, findings and suspects."""
 
     def test_reads(self, pushed: dict[str, Any], settings: Settings, gateway: Gateway) -> None:
-        import warnings
-
-        from strata.registry import KeyRing
-        from strata_api.app import create_app
-        from tests.conftest import TEST_SECRET
-
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
-            from starlette.testclient import TestClient
-
         _, token = KeyRing(gateway, ServerKeys(TEST_SECRET)).create(scopes=["read"], repos=["*"])
         name, req1, adr = pushed["name"], pushed["req"]["REQ-001"], pushed["adr"]
         settle = pushed["chains"][1][-1]
@@ -437,6 +437,7 @@ class TestGraphQL:
             ("trace", "trace/bad_requirement.yml", "error")
         ]
         assert data["now"] == []
+        assert data["traceReport"]["stale"] == [{"qualifiedName": "app.orders.legacy"}]
         assert data["traceReport"]["suspectCount"] == 1
         assert data["traceReport"]["suspect"][0]["suspectCommit"] == pushed["shas"][2]
         job = data["job"]
