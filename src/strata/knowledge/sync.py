@@ -153,14 +153,15 @@ class KnowledgeSync:
         ]
         requirements = with_duplicate_lint(requirements, duplicates)
         states, edges = self._facts(repo, commit.sha, commit.committed_at, requirements, decisions)
-        states += finding_facts(
-            "KnowledgeFinding",
-            "knowledge",
-            repo,
-            result.findings,
-            at=commit.committed_at,
-            sha=commit.sha,
-        )
+        if "KnowledgeFinding" in self.store.ontology.nodes:  # stored from ontology v2 on
+            states += finding_facts(
+                "KnowledgeFinding",
+                "knowledge",
+                repo,
+                result.findings,
+                at=commit.committed_at,
+                sha=commit.sha,
+            )
         previous = {row["scope"] for row in self.gateway.read(OPEN_KNOWLEDGE_SCOPES, repo=repo)}
         scopes = sorted(
             previous | {scope_of(repo, p) for p in present} | {findings_scope(repo, "knowledge")}
@@ -219,6 +220,7 @@ class KnowledgeSync:
                 if old in by_id and (old not in superseded_at or when < superseded_at[old]):
                     superseded_at[old] = when
         node = self.store.ontology.node("Decision")
+        keeps_constrains = "constrains" in node.state.all  # ontology v2 on
         for decision in decisions:
             start = decision.date or committed_at
             end = superseded_at.get(decision.decision_id)
@@ -231,7 +233,7 @@ class KnowledgeSync:
                 "date": decision.date,
                 "summary": decision.summary,
                 "components": list(decision.components) or None,
-                "constrains": list(decision.constrains) or None,
+                "constrains": (list(decision.constrains) or None) if keeps_constrains else None,
             }
             identity = {"repo": repo, "decision_id": decision.decision_id}
             source = Source(commit=sha, path=decision.path, line=decision.line)

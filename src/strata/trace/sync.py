@@ -96,7 +96,7 @@ class TraceSync:
         proposed = proposals(self.gateway, ctx, base, changed_symbols or [], declared_slots)
         result.proposed = len(proposed)
         current = open_links(self.gateway, repo)  # every open link, read once
-        settled = settle(self.gateway, ctx, [*links, *proposed], current)
+        settled = self._declared_props(settle(self.gateway, ctx, [*links, *proposed], current))
         scopes |= {x.scope for x in settled}
         scopes |= _open_scopes(current)
         scopes -= refused  # a refused file writes nothing: its earlier links stay as they were
@@ -112,8 +112,19 @@ class TraceSync:
         result.seconds = round(time.perf_counter() - started, 4)
         return result
 
+    def _declared_props(self, links: list[Link]) -> list[Link]:
+        """Only the properties the loaded ontology declares (v1 has no suspect, gone_commit)."""
+        out = []
+        for x in links:
+            allowed = self.ontology.edge(x.rel).props.all
+            props = {k: v for k, v in x.props.items() if k in allowed}
+            out.append(Link(x.rel, x.src, x.dst, props, x.valid_at, x.scope, x.source))
+        return out
+
     def _findings(self, repo: str, findings: list[Finding], at: datetime, sha: str) -> list[Fact]:
         """The sync's findings, and the closing of those it no longer finds."""
+        if "TraceFinding" not in self.ontology.nodes:
+            return []  # an ontology before v2 stores no findings (the job still reports them)
         asserted = finding_facts("TraceFinding", "trace", repo, findings, at=at, sha=sha)
         node = self.ontology.node("TraceFinding")
         wanted = {node.make_key(dict(f.identity)) for f in asserted}
