@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from strata.git import TreeEntry
 from strata.knowledge.decisions import parse_decision
 from strata.knowledge.requirements import (
     check_duplicates,
@@ -13,7 +14,9 @@ from strata.knowledge.requirements import (
     lint,
     parse_markdown,
     parse_yaml,
+    with_duplicate_lint,
 )
+from strata.knowledge.sync import is_candidate
 from strata.trace.files import parse_trace
 
 SHA = "a" * 40
@@ -163,3 +166,61 @@ class TestTraceFiles:
     def test_malformed_yaml(self) -> None:
         parsed = parse_trace("trace/c.yml", "links: [\n")
         assert [f.rule for f in parsed.findings] == ["malformed-yaml"]
+
+
+class TestCompoundAndDuplicateLint:
+    """Two behaviours joined by "and" are compound; a duplicate id is linted on the kept atom."""
+
+    @pytest.mark.parametrize(
+        ("text", "compound"),
+        [
+            ("The system shall log every login attempt and lock the account.", True),
+            ("The API shall validate input and return an error.", True),
+            ("The API shall log and shall retry.", True),
+            ("The API shall save orders and receipts.", False),
+            ("The API shall accept cash and the card.", False),
+            ("When an order is placed, the shop shall save it.", False),
+        ],
+    )
+    def test_compound(self, text: str, compound: bool) -> None:
+        assert any(m.startswith("compound") for m in lint(text)) is compound
+
+    def test_duplicate_is_in_the_kept_atoms_lint(self) -> None:
+        first = parse_markdown("a.md", "REQ-001: The API shall answer.\n")
+        again = parse_markdown("b.md", "REQ-001: The API shall also answer.\n")
+        kept, findings = check_duplicates(first.requirements + again.requirements)
+        [req] = with_duplicate_lint(kept, findings)
+        assert req.lint == ("duplicate-id: also declared at b.md:1",)
+
+
+class TestRequirementFileSelection:
+    """Requirement YAML is told by its name or folder, never by the word anywhere in the path."""
+
+    @pytest.mark.parametrize(
+        ("path", "candidate"),
+        [
+            ("docs/requirements/listed.yml", True),
+            ("requirements.yml", True),
+            ("docs/req-api.yaml", True),
+            ("trace/bad_requirement.yml", False),
+            ("trace/requirements.yml", False),
+            ("config/bad_requirement.yml", False),
+            ("docs/notes.md", True),
+        ],
+    )
+    def test_candidates(self, path: str, candidate: bool) -> None:
+        entry = TreeEntry(path=path, blob="0" * 40, mode="100644", size=10)
+        assert is_candidate(entry) is candidate
+
+
+class TestPathTargets:
+    """A ``path::qualname`` target is kept as written (the trace sync resolves it by key)."""
+
+    def test_path_form(self) -> None:
+        parsed = parse_trace(
+            "trace/x.yml",
+            "links:\n  - requirement: REQ-001\n    target: app/orders.py::Order.save\n"
+            f"    kind: implemented_by\n    commit: {SHA}\n",
+        )
+        assert parsed.findings == []
+        assert parsed.links[0].target == "app/orders.py::Order.save"

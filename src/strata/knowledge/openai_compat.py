@@ -16,7 +16,7 @@ from graphiti_core.llm_client import LLMConfig
 from graphiti_core.prompts.models import Message
 
 from strata.errors import ConfigError
-from strata.knowledge.llm import (
+from strata.knowledge.llm_base import (
     Completion,
     LLMError,
     LLMTimeout,

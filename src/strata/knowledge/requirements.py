@@ -9,7 +9,7 @@ markdown or YAML files (YAML: a mapping of id to text, or a list of
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import yaml
@@ -32,6 +32,13 @@ _KEYWORDS: dict[str, EarsPattern] = {
     "if": "unwanted",
     "where": "optional",
 }
+# A second behaviour joined by "and": "shall log every attempt and lock the account"
+# (a verb after "and", then its object), besides a second "shall" or "and also".
+_AND_VERB = re.compile(
+    r"\bshall\b[^.;]*?\band\s+(?!(?:the|a|an|then)\b)[a-z]+\s+"
+    r"(?:the|a|an|all|every|each|its|their|it|them|this|that|these|those|any|no)\b",
+    re.I,
+)
 _CLAUSE_START = re.compile(r"(?:^|[,;]\s*)(when|while|if|where)\b", re.I)
 MAX_TEXT = 2000
 
@@ -80,7 +87,11 @@ def lint(text: str) -> list[str]:
     shalls = len(_SHALL.findall(text))
     if shalls == 0:
         found.append("no-shall: a requirement states what the system shall do")
-    if shalls > 1 or re.search(r"\bshall\b[^.;]*\band\s+(?:shall\b|also\b)", text, re.I):
+    if (
+        shalls > 1
+        or re.search(r"\bshall\b[^.;]*\band\s+(?:shall\b|also\b)", text, re.I)
+        or _AND_VERB.search(text)
+    ):
         found.append("compound: more than one behaviour in one atom; split it")
     if len(text) > MAX_TEXT:
         found.append(f"too-long: more than {MAX_TEXT} characters")
@@ -182,6 +193,25 @@ def parse_file(path: str, text: str) -> ParsedRequirements:
     if path.endswith((".yml", ".yaml")):
         return parse_yaml(path, text)
     return parse_markdown(path, text)
+
+
+def with_duplicate_lint(
+    requirements: list[Requirement], duplicates: list[Finding]
+) -> list[Requirement]:
+    """The kept atoms, each id declared again elsewhere linted ``duplicate-id``."""
+    again: dict[str, list[str]] = {}
+    for finding in duplicates:
+        req_id = finding.message.split(" ", 1)[0]
+        again.setdefault(req_id, []).append(f"{finding.path}:{finding.line}")
+    return [
+        replace(
+            req,
+            lint=(*req.lint, f"duplicate-id: also declared at {', '.join(again[req.req_id])}"),
+        )
+        if req.req_id in again
+        else req
+        for req in requirements
+    ]
 
 
 def check_duplicates(

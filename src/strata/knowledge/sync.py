@@ -26,12 +26,17 @@ from typing import Any
 
 from strata.code.select import skip_reason_for_path
 from strata.facts import EdgeFact, Fact, NodeRef, Source, StateFact
-from strata.findings import Finding, as_dicts
+from strata.findings import Finding, as_dicts, finding_facts, findings_scope
 from strata.git import Git, TreeEntry
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
 from strata.knowledge.decisions import Decision, parse_decision
-from strata.knowledge.requirements import Requirement, check_duplicates, parse_file
+from strata.knowledge.requirements import (
+    Requirement,
+    check_duplicates,
+    parse_file,
+    with_duplicate_lint,
+)
 from strata.writers import KnowledgeWriter
 
 MAX_BYTES = 1_000_000
@@ -40,6 +45,8 @@ ADR_DIRS = frozenset({"adr", "adrs", "decisions", "decision-records", "architect
 # declare a requirement or carry a malformed id.
 _MARKDOWN_HINT = re.compile(rb"REQ-\d+(?:\*\*)?\s*:")
 _YAML_HINT = re.compile(rb"(?i)REQ-\d")
+# Kept, but worth fixing; every other finding dropped or refused something.
+WARNINGS = frozenset({"lint", "adr-date"})
 
 OPEN_KNOWLEDGE_SCOPES = """
 MATCH (n:Requirement)-[r:STATE]->(n)
@@ -81,9 +88,15 @@ def is_candidate(entry: TreeEntry) -> bool:
     name = posixpath.basename(entry.path).lower()
     if name.endswith((".md", ".markdown")):
         return True
-    return name.endswith((".yml", ".yaml")) and (
-        "requirement" in entry.path.lower() or name.startswith("req")
-    )
+    if not name.endswith((".yml", ".yaml")):
+        return False
+    # A requirements YAML is named like one (req*.yml) or lives in a requirements
+    # folder; a file that only mentions the word (trace/bad_requirement.yml) is not
+    # one, and trace/ holds trace links.
+    folders = entry.path.lower().split("/")[:-1]
+    if folders and folders[0] == "trace":
+        return False
+    return name.startswith("req") or any(f.startswith("requirement") for f in folders)
 
 
 def _is_requirement_file(path: str, data: bytes) -> bool:
@@ -130,13 +143,29 @@ class KnowledgeSync:
         requirements, duplicates = check_duplicates(requirements)
         result.findings.extend(duplicates)
         result.findings.extend(
-            Finding(r.path, r.line, "lint", f"{r.req_id}: {message}")
+            Finding(r.path, r.line, "lint", f"{r.req_id}: {message}", "warning")
             for r in requirements
             for message in r.lint
         )
+        result.findings = [
+            Finding(f.path, f.line, f.rule, f.message, "warning") if f.rule in WARNINGS else f
+            for f in result.findings
+        ]
+        requirements = with_duplicate_lint(requirements, duplicates)
         states, edges = self._facts(repo, commit.sha, commit.committed_at, requirements, decisions)
+        if "KnowledgeFinding" in self.store.ontology.nodes:  # stored from ontology v2 on
+            states += finding_facts(
+                "KnowledgeFinding",
+                "knowledge",
+                repo,
+                result.findings,
+                at=commit.committed_at,
+                sha=commit.sha,
+            )
         previous = {row["scope"] for row in self.gateway.read(OPEN_KNOWLEDGE_SCOPES, repo=repo)}
-        scopes = sorted(previous | {scope_of(repo, p) for p in present})
+        scopes = sorted(
+            previous | {scope_of(repo, p) for p in present} | {findings_scope(repo, "knowledge")}
+        )
         closing = self.store.closures(
             "knowledge", scopes, [*states, *edges], at=commit.committed_at, repo=repo
         )
@@ -191,6 +220,7 @@ class KnowledgeSync:
                 if old in by_id and (old not in superseded_at or when < superseded_at[old]):
                     superseded_at[old] = when
         node = self.store.ontology.node("Decision")
+        keeps_constrains = "constrains" in node.state.all  # ontology v2 on
         for decision in decisions:
             start = decision.date or committed_at
             end = superseded_at.get(decision.decision_id)
@@ -203,6 +233,7 @@ class KnowledgeSync:
                 "date": decision.date,
                 "summary": decision.summary,
                 "components": list(decision.components) or None,
+                "constrains": (list(decision.constrains) or None) if keeps_constrains else None,
             }
             identity = {"repo": repo, "decision_id": decision.decision_id}
             source = Source(commit=sha, path=decision.path, line=decision.line)

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from strata.errors import ValidationError
 from strata.graph.gateway import Gateway
 from strata.temporal import AsOf, as_of_predicate, decode_fact, fact_projection
 
@@ -40,8 +41,19 @@ MATCH (q {{key: $key}})-[r]->(t)
 WHERE type(r) IN $types AND {_LINK}
 OPTIONAL MATCH (t)-[ts:STATE]->(t)
 WHERE {_TARGET_STATE}
+WITH q, r, t, ts
+OPTIONAL CALL (t, ts) {{
+  // A vanished target (a STALE link's) has no state as of the moment: its last one names it.
+  MATCH (t)-[ls:STATE]->(t)
+  WHERE ts IS NULL AND ls.valid_at <= datetime($valid_at) AND ls.created_at <= datetime($known_at)
+    AND (ls.expired_at IS NULL OR ls.expired_at > datetime($known_at))
+  RETURN ls.qualified_name AS last_name
+  ORDER BY ls.valid_at DESC
+  LIMIT 1
+}}
 RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
-       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state
+       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state,
+       last_name
 ORDER BY type, t.key
 LIMIT $first
 """
@@ -51,8 +63,19 @@ MATCH (t {{key: $key}})<-[r]-(q)
 WHERE type(r) IN $types AND {_LINK}
 OPTIONAL MATCH (t)-[ts:STATE]->(t)
 WHERE {_TARGET_STATE}
+WITH q, r, t, ts
+OPTIONAL CALL (t, ts) {{
+  // A vanished target (a STALE link's) has no state as of the moment: its last one names it.
+  MATCH (t)-[ls:STATE]->(t)
+  WHERE ts IS NULL AND ls.valid_at <= datetime($valid_at) AND ls.created_at <= datetime($known_at)
+    AND (ls.expired_at IS NULL OR ls.expired_at > datetime($known_at))
+  RETURN ls.qualified_name AS last_name
+  ORDER BY ls.valid_at DESC
+  LIMIT 1
+}}
 RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
-       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state
+       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state,
+       last_name
 ORDER BY type, q.key
 LIMIT $first
 """
@@ -72,8 +95,19 @@ MATCH (q)-[r]->(t)
 WHERE type(r) IN $types AND r.repo = $repo AND {_LINK}
 OPTIONAL MATCH (q)-[qs:STATE]->(q)
 WHERE {as_of_predicate("qs")}
+WITH q, r, t, qs
+OPTIONAL CALL (t, r) {{
+  // A STALE link's target is gone: its last state names it.
+  MATCH (t)-[ls:STATE]->(t)
+  WHERE r.status = 'STALE' AND ls.valid_at <= datetime($valid_at)
+    AND ls.created_at <= datetime($known_at)
+    AND (ls.expired_at IS NULL OR ls.expired_at > datetime($known_at))
+  RETURN ls.qualified_name AS last_name
+  ORDER BY ls.valid_at DESC
+  LIMIT 1
+}}
 RETURN type(r) AS type, q.key AS source, labels(q)[0] AS source_label, qs IS NOT NULL AS declared,
-       t.key AS target, labels(t)[0] AS target_label, {_LINK_PROPS} AS link
+       t.key AS target, labels(t)[0] AS target_label, {_LINK_PROPS} AS link, last_name
 """
 
 LINK_TYPES = ["IMPLEMENTED_BY", "AFFECTS", "VERIFIED_BY", "CONSTRAINS"]
@@ -107,7 +141,9 @@ class TraceReport:
     unimplemented: list[str] = field(default_factory=list)
     untested: list[str] = field(default_factory=list)
     orphaned: list[LinkView] = field(default_factory=list)  # links from vanished requirements
+    suspect: list[LinkView] = field(default_factory=list)  # targets changed since the link
     requirements: int = 0
+    declared: list[str] = field(default_factory=list)  # the requirement ids
 
 
 class TraceReads:
@@ -174,6 +210,14 @@ class TraceReads:
         """Links leaving a requirement or decision, with their targets' states."""
         return self._links(LINKS_FROM, key, as_of, types=types, first=first, timeout=timeout)
 
+    def links_of_requirement(
+        self, key: str, as_of: AsOf, *, first: int = 100, timeout: float | None = None
+    ) -> list[LinkView]:
+        """Every link of a requirement: its symbols and tests, and the decisions constraining it."""
+        out = self.links_from(key, as_of, first=first, timeout=timeout)
+        out += self.links_into(key, as_of, types=["CONSTRAINS"], first=first, timeout=timeout)
+        return out[:first]
+
     def links_into(
         self,
         key: str,
@@ -199,23 +243,29 @@ class TraceReads:
         rows = self._gateway.read(
             text, key=key, types=types or LINK_TYPES, first=first, timeout=timeout, **as_of.params()
         )
-        return [
-            LinkView(
-                r["type"],
-                r["source"]["key"],
-                r["target"]["key"],
-                r["target_label"],
-                decode_fact(r["link"]),
-                decode_fact(r["target_state"] or {}),
+        out = []
+        for r in rows:
+            other = decode_fact(r["target_state"] or {})
+            if not other and r.get("last_name"):
+                other = {"qualified_name": r["last_name"]}  # a vanished target's last name
+            out.append(
+                LinkView(
+                    r["type"],
+                    r["source"]["key"],
+                    r["target"]["key"],
+                    r["target_label"],
+                    decode_fact(r["link"]),
+                    other,
+                )
             )
-            for r in rows
-        ]
+        return out
 
     def report(self, repo: str, as_of: AsOf, *, timeout: float | None = None) -> TraceReport:
         """Counts by status, stale links, and requirements lacking an implementation or a test."""
         report = TraceReport(repo)
         reqs = self.requirements(repo, as_of, first=100_000, timeout=timeout)
         report.requirements = len(reqs)
+        report.declared = sorted(r.id for r in reqs)
         rows = self._gateway.read(
             REPORT_LINKS, repo=repo, types=LINK_TYPES, timeout=timeout, **as_of.params()
         )
@@ -226,9 +276,12 @@ class TraceReads:
             link = decode_fact(row["link"])
             status = str(link.get("status", "?"))
             counts.setdefault(row["type"], Counter())[status] += 1
+            named = {"qualified_name": row["last_name"]} if row.get("last_name") else {}
             view = LinkView(
-                row["type"], row["source"], row["target"], row["target_label"], link, {}
+                row["type"], row["source"], row["target"], row["target_label"], link, named
             )
+            if link.get("suspect"):
+                report.suspect.append(view)
             if status == "STALE":
                 report.stale.append(view)
             elif row["type"] in ("IMPLEMENTED_BY", "AFFECTS"):
@@ -241,3 +294,58 @@ class TraceReads:
         report.unimplemented = sorted(r.id for r in reqs if r.key not in implemented)
         report.untested = sorted(r.id for r in reqs if r.key not in tested)
         return report
+
+
+FINDING_LABELS = {"knowledge": "KnowledgeFinding", "trace": "TraceFinding"}
+
+FINDINGS = """
+MATCH (n:{label})
+WHERE n.repo = $repo
+MATCH (n)-[st:STATE]->(n)
+WHERE {state} AND ($rule IS NULL OR st.rule = $rule)
+  AND ($severity IS NULL OR st.severity = $severity)
+RETURN '{layer}' AS layer, {props} AS state
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class FindingView:
+    """A stored finding as of some moment: which layer found it, where, and why."""
+
+    layer: str
+    state: dict[str, Any]
+
+
+def findings(
+    gateway: Gateway,
+    repo: str,
+    as_of: AsOf,
+    *,
+    layer: str | None = None,
+    rule: str | None = None,
+    severity: str | None = None,
+    first: int = 100,
+    timeout: float | None = None,
+) -> list[FindingView]:
+    """Findings of the knowledge and trace syncs (or one layer's), as of a moment."""
+    layers = [layer] if layer is not None else sorted(FINDING_LABELS)
+    unknown = [name for name in layers if name not in FINDING_LABELS]
+    if unknown:
+        raise ValidationError(
+            f"findings come from the knowledge or trace layer, not {unknown[0]!r}"
+        )
+    text = "\nUNION ALL\n".join(
+        FINDINGS.format(label=FINDING_LABELS[name], layer=name, state=_STATE, props=_STATE_PROPS)
+        for name in layers
+    )
+    rows = gateway.read(
+        f"CALL () {{ {text} }}\nRETURN layer, state\n"
+        "ORDER BY layer, state.path, state.line, state.rule\nLIMIT $first",
+        repo=repo,
+        rule=rule,
+        severity=severity,
+        first=first,
+        timeout=timeout,
+        **as_of.params(),
+    )
+    return [FindingView(row["layer"], decode_fact(row["state"])) for row in rows]

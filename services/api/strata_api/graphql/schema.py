@@ -21,6 +21,7 @@ from strawberry.types.graphql import OperationType
 from strata.settings import Settings
 from strata_api.graphql.code import CodeQuery
 from strata_api.graphql.errors import log_error
+from strata_api.graphql.findings import FindingQuery
 from strata_api.graphql.introspection import INTROSPECTION_ROOTS, is_introspection
 from strata_api.graphql.jobs import JobQuery
 from strata_api.graphql.knowledge import KnowledgeQuery
@@ -31,7 +32,7 @@ from strata_api.graphql.trace import TraceQuery
 
 
 @strawberry.type
-class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery):
+class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery, FindingQuery):
     """Every read of the API."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from strata.errors import ValidationError
+from strata.trace.files import ADR as ADR_ID
 from strata_api.graphql.arguments import repo_of_key
 from strata_api.graphql.context import Context, Info
 from strata_api.graphql.types.asof import AsOfInput
@@ -19,8 +20,16 @@ from strata_api.graphql.types.trace import (
 
 def _requirement_key(context: Context, repository: str, req_id: str) -> str:
     if not req_id.startswith("REQ-"):
-        raise ValidationError(f"requirement ids look like REQ-001, got {req_id!r}")
+        raise ValidationError(
+            f"requirement ids look like REQ-001 (decision ids like ADR-0001), got {req_id!r}"
+        )
     return context.ontology.node("Requirement").make_key({"repo": repository, "req_id": req_id})
+
+
+def _decision_key(context: Context, repository: str, decision_id: str) -> str:
+    return context.ontology.node("Decision").make_key(
+        {"repo": repository, "decision_id": decision_id}
+    )
 
 
 async def _requirement_links(
@@ -97,7 +106,10 @@ class TraceQuery:
         )
         return [TraceLink.from_domain(v) for v in links]
 
-    @strawberry.field(description="Every link of a requirement (implementations, tests, ...).")
+    @strawberry.field(
+        description="Every link of a requirement (implementations, tests, the decisions that "
+        "constrain it) or of a decision (ADR-0001: the requirements it constrains)."
+    )
     async def links_for(
         self,
         info: Info,
@@ -105,7 +117,17 @@ class TraceQuery:
         requirement: str,
         as_of: AsOfInput | None = None,
     ) -> list[TraceLink]:
-        return await _requirement_links(info, repository, requirement, as_of, None)
+        context = info.context
+        if not context.principal.can_read(repository):
+            return []
+        when = AsOfInput.resolve(as_of)
+        if ADR_ID.match(requirement):
+            key = _decision_key(context, repository, requirement)
+            views = await context.run(context.trace.links_from, key, when)
+        else:
+            key = _requirement_key(context, repository, requirement)
+            views = await context.run(context.trace.links_of_requirement, key, when)
+        return [TraceLink.from_domain(v) for v in views]
 
     @strawberry.field(description="The tests that verify a requirement.")
     async def tests_for(
@@ -130,14 +152,15 @@ class TraceQuery:
         first = context.page(first)
         if not context.principal.can_read(repository):
             return []
+        when = AsOfInput.resolve(as_of)
         found = await context.run(
             context.trace.decisions,
             repository,
-            AsOfInput.resolve(as_of),
+            when,
             status=status,
             first=first,
         )
-        return [Decision.from_domain(d) for d in found]
+        return [Decision.from_domain(d, when) for d in found]
 
     @strawberry.field(description="Counts by status, stale links with evidence, and gaps.")
     async def trace_report(
@@ -160,4 +183,6 @@ class TraceQuery:
             unimplemented=report.unimplemented[:cap],
             untested=report.untested[:cap],
             orphaned=[TraceLink.from_domain(v) for v in report.orphaned[:cap]],
+            suspect=[TraceLink.from_domain(v) for v in report.suspect[:cap]],
+            suspect_count=len(report.suspect),
         )

@@ -28,5 +28,11 @@ def settle(self: Any, job: dict[str, Any]) -> dict[str, Any]:
                 changed_symbols=parsed.changed_symbols,
             )
     summary = result.as_dict()
+    # The counts as the job's progress too: a finished sync reports what it did.
+    ctx.jobs.progress(
+        parsed.job_id,
+        **{k: v for k, v in summary.items() if k != "findings"},
+        findings=len(result.findings),
+    )
     ctx.jobs.succeed(parsed.job_id, summary)
     return summary

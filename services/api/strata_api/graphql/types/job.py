@@ -20,6 +20,9 @@ class Job:
     ref: str | None = strawberry.field(description="The ref the job indexes, if any.")
     after: str | None = strawberry.field(description="The commit the job indexes up to.")
     progress: JSON
+    result: JSON = strawberry.field(
+        description="What the job did, once it succeeded (counts; findings of a sync or settle)."
+    )
     error: JSON | None
     created_at: datetime
     started_at: datetime | None
@@ -37,6 +40,7 @@ class Job:
             ref=ref if isinstance(ref, str) else None,
             after=after if isinstance(after, str) else None,
             progress=JSON(record.progress),
+            result=JSON(record.result),
             error=JSON(record.error) if record.error is not None else None,
             created_at=record.created_at,
             started_at=record.started_at,

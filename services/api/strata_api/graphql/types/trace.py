@@ -7,7 +7,9 @@ from typing import Any
 
 import strawberry
 
+from strata.temporal import AsOf
 from strata.trace.reads import Entity, LinkView
+from strata_api.graphql.context import Info
 from strata_api.graphql.types.evidence import Evidence
 
 MAX_TEXT = 2000
@@ -24,6 +26,13 @@ class TraceLink:
     commit: str | None
     evidence: str | None
     candidate: str | None = strawberry.field(description="Where a STALE link's target went.")
+    gone_commit: str | None = strawberry.field(
+        description="A STALE link: the commit where its target vanished."
+    )
+    suspect: bool = strawberry.field(
+        description="The target's body or signature changed since the link was made: review it."
+    )
+    suspect_commit: str | None = strawberry.field(description="The commit that changed it.")
     source: strawberry.ID
     target: strawberry.ID
     target_label: str
@@ -46,6 +55,9 @@ class TraceLink:
             commit=link.get("commit"),
             evidence=_clip(link.get("evidence")),
             candidate=link.get("candidate"),
+            gone_commit=link.get("gone_commit"),
+            suspect=bool(link.get("suspect", False)),
+            suspect_commit=link.get("suspect_commit"),
             source=strawberry.ID(view.source_key),
             target=strawberry.ID(view.target_key),
             target_label=view.target_label,
@@ -107,12 +119,26 @@ class Decision:
     date: datetime | None
     summary: str | None
     components: list[str]
+    constrains: list[str] = strawberry.field(
+        description="Requirement ids from the ADR's `Constrains:` line."
+    )
     valid_at: datetime
     invalid_at: datetime | None
     evidence: Evidence
+    as_of: strawberry.Private[AsOf | None] = None
+
+    @strawberry.field(description="The decision's links (CONSTRAINS), as of the same moment.")
+    async def links(self, info: Info) -> list[TraceLink]:
+        context = info.context
+        if not context.principal.can_read(self.repository):
+            return []
+        views = await context.run(
+            context.trace.links_from, str(self.key), self.as_of or AsOf.at()
+        )
+        return [TraceLink.from_domain(v) for v in views]
 
     @classmethod
-    def from_domain(cls, entity: Entity) -> Decision:
+    def from_domain(cls, entity: Entity, as_of: AsOf | None = None) -> Decision:
         st = entity.state
         return cls(
             id=entity.id,
@@ -123,11 +149,13 @@ class Decision:
             date=st.get("date"),
             summary=_clip(st.get("summary")),
             components=list(st.get("components") or []),
+            constrains=list(st.get("constrains") or []),
             valid_at=st["valid_at"],
             invalid_at=st.get("invalid_at"),
             evidence=Evidence(
                 path=st.get("path"), line_start=None, line_end=None, commit=st.get("source_commit")
             ),
+            as_of=as_of,
         )
 
 
@@ -149,6 +177,10 @@ class TraceReport:
     orphaned: list[TraceLink] = strawberry.field(
         description="Links from requirements that are no longer declared."
     )
+    suspect: list[TraceLink] = strawberry.field(
+        description="Links whose target's body or signature changed since they were made."
+    )
+    suspect_count: int
 
 
 def _clip(value: Any) -> str | None:
