@@ -10,6 +10,7 @@ import re
 import tree_sitter_python
 from tree_sitter import Node
 
+from strata.code.flow import python as flow
 from strata.code.languages import _routes
 from strata.code.languages.base import (
     Decl,
@@ -20,7 +21,7 @@ from strata.code.languages.base import (
     signature,
     unquote,
 )
-from strata.code.model import SymbolKind
+from strata.code.model import FileExtract, SymbolKind
 
 _TEST_NAME = re.compile(r"^test")
 _ROUTE_METHODS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
@@ -89,6 +90,10 @@ class PythonAdapter(LanguageAdapter):
         _mark_cli(unit)
         if posixpath.basename(unit.path) == "urls.py":
             _mark_django_urls(unit)
+        flow.collect(unit, self.ts_language())
+
+    def extract(self, path: str, source: bytes) -> FileExtract:
+        return flow.attach(super().extract(path, source))  # the flow `finish` collected
 
 
 def _is_pytest_file(name: str) -> bool:

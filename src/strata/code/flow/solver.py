@@ -1,0 +1,400 @@
+"""Flow-insensitive value propagation over every file of a repository.
+
+Abstract values are tuples: ``("f", path, qualname)`` a function or method
+object, ``("b", ...)`` a method bound to its receiver, ``("c", ...)`` a class,
+``("i", ...)`` an instance of a repository class, ``("m", name, paths)`` a
+module of the repository, ``("x", path, n)`` a container literal. Variables are
+locals and parameters ``("v", path, scope, name)``, attributes of a class and
+its instances ``("a", path, class, name)``, returns ``("r", path, qualname)``
+and container elements ``("e", box)``. Every statement is applied each round
+until nothing changes or :data:`MAX_ROUNDS` is reached; a variable holding more
+than :data:`MAX_VALUES` values is *wide* and answers nothing (too vague to
+trust), so the pass stays bounded on any repository.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from typing import Protocol as TypingProtocol
+
+from strata.code.flow.model import (
+    Annot,
+    Attr,
+    Call,
+    Container,
+    Either,
+    Expr,
+    FileFlow,
+    Function,
+    Item,
+    Name,
+    Protocol,
+    Super,
+)
+from strata.code.model import SymbolDef
+from strata.code.modules import FileScope, ModuleIndex, ModuleTarget, SymbolTarget
+
+MAX_ROUNDS = 8
+MAX_VALUES = 16
+MAX_DEPTH = 16
+Value = tuple[object, ...]
+Var = tuple[object, ...]
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_TYPE_WRAPPERS = frozenset({"Optional", "Union", "Final", "ClassVar", "Annotated", "None"})
+_CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
+
+
+class _HitLike(TypingProtocol):
+    @property
+    def target(self) -> SymbolTarget: ...
+
+
+class Lookup(TypingProtocol):
+    """What the solver asks of the resolver: names, members and bases."""
+
+    index: ModuleIndex
+    symbols: dict[tuple[str, str], SymbolDef]
+
+    def scope(self, path: str) -> FileScope: ...
+
+    def lookup_name(self, path: str, name: str, caller: str | None) -> _HitLike | None: ...
+
+    def member(self, owner: SymbolTarget, name: str, depth: int = 0) -> _HitLike | None: ...
+
+    def bases(self, owner: SymbolTarget) -> list[SymbolTarget]: ...
+
+
+class Solver:
+    """Points-to sets of every variable of the repository after :meth:`solve`."""
+
+    def __init__(self, lookup: Lookup, flows: dict[str, FileFlow]) -> None:
+        self.lookup = lookup
+        self.flows = flows
+        self.env: dict[Var, set[Value]] = defaultdict(set)
+        self.wide: set[Var] = set()
+        self.functions: dict[tuple[str, str], Function] = {}
+        self.locals: dict[tuple[str, str | None], set[str]] = defaultdict(set)
+        self.changed = False
+        self._boxes: dict[int, Value] = {}
+        for path, flow in flows.items():
+            for function in flow.functions:
+                self.functions[(path, function.qualname)] = function
+                names = self.locals[(path, function.qualname)]
+                names.update(p.name for p in function.params)
+            for assign in flow.assigns:
+                if isinstance(assign.target, Name):
+                    self.locals[(path, assign.scope)].add(assign.target.id)
+
+    # -- propagation -------------------------------------------------------------------
+
+    def solve(self) -> int:
+        """Propagate to a fixpoint (or the round cap); returns the rounds run."""
+        self._seed()
+        for rounds in range(1, MAX_ROUNDS + 1):
+            self.changed = False
+            for path, flow in self.flows.items():
+                self._round(path, flow)
+            if not self.changed:
+                return rounds
+        return MAX_ROUNDS
+
+    def _seed(self) -> None:
+        for (path, qualname), function in self.functions.items():
+            symbol = self.lookup.symbols.get((path, qualname))
+            if symbol is None:
+                continue
+            enclosing = symbol.parent
+            owner = self.lookup.symbols.get((path, enclosing)) if enclosing else None
+            params = function.params
+            decorators = set(symbol.decorators)
+            in_class = owner is not None and owner.kind in _CLASS_KINDS
+            if in_class and params and "staticmethod" not in decorators:
+                kind = "c" if "classmethod" in decorators else "i"
+                self._add(("v", path, qualname, params[0].name), [(kind, path, enclosing)])
+                params = params[1:]
+            for param in params:
+                var = ("v", path, qualname, param.name)
+                if param.annotation:
+                    self._add(var, self._annotation(path, enclosing, param.annotation))
+            if function.annotation:
+                self._add(
+                    ("r", path, qualname), self._annotation(path, enclosing, function.annotation)
+                )
+
+    def _round(self, path: str, flow: FileFlow) -> None:
+        self._functions(path, flow)
+        for assign in flow.assigns:
+            values = self.eval(path, assign.scope, assign.value)
+            if values:
+                for var in self._targets(path, assign.scope, assign.target):
+                    self._add(var, values)
+        self._calls(path, flow)
+
+    def _functions(self, path: str, flow: FileFlow) -> None:
+        for function in flow.functions:
+            ret = ("r", path, function.qualname)
+            for expr in function.returns:
+                self._add(ret, self.eval(path, function.qualname, expr))
+            symbol = self.lookup.symbols.get((path, function.qualname))
+            parent = symbol.parent if symbol is not None else None
+            for param in function.params:
+                if param.default is not None:
+                    var = ("v", path, function.qualname, param.name)
+                    self._add(var, self.eval(path, parent, param.default))
+            for decorator in function.decorators:
+                # A repository decorator receives the function as its first argument.
+                for value in self.eval(path, parent, decorator):
+                    if value[0] == "f":
+                        self._bind_args(value, [{("f", path, function.qualname)}], (), skip=0)
+
+    def _calls(self, path: str, flow: FileFlow) -> None:
+        for call in flow.calls:
+            callees = self.eval(path, call.scope, call.func)
+            if not callees:
+                continue
+            args = [self.eval(path, call.scope, a) if a is not None else set() for a in call.args]
+            keywords = tuple((k, self.eval(path, call.scope, v)) for k, v in call.keywords)
+            for callee in callees:
+                if callee[0] in ("f", "b"):
+                    self._bind_args(callee, args, keywords, skip=1 if callee[0] == "b" else 0)
+                elif callee[0] == "c":
+                    init = self.member(str(callee[1]), str(callee[2]), "__init__")
+                    if init is not None:
+                        self._bind_args(("f", *init), args, keywords, skip=1)
+
+    def _bind_args(
+        self,
+        callee: Value,
+        args: list[set[Value]],
+        keywords: tuple[tuple[str, set[Value]], ...],
+        *,
+        skip: int,
+    ) -> None:
+        path, qualname = str(callee[1]), str(callee[2])
+        function = self.functions.get((path, qualname))
+        if function is None:
+            return
+        params = function.params[skip:]
+        positional = [p for p in params if p.kind == "pos"]
+        for param, arg in zip(positional, args, strict=False):
+            self._add(("v", path, qualname, param.name), arg)
+        by_name = {p.name for p in params if p.kind in ("pos", "kw")}
+        for key, values in keywords:
+            if key in by_name:
+                self._add(("v", path, qualname, key), values)
+
+    def _targets(self, path: str, scope: str | None, target: Expr) -> Iterator[Var]:
+        if isinstance(target, Name):
+            yield self._var(path, scope, target.id)
+        elif isinstance(target, Attr):
+            for value in self.eval(path, scope, target.obj):
+                if value[0] in ("i", "c"):
+                    yield ("a", value[1], value[2], target.name)
+                elif value[0] == "m" and value[2]:
+                    yield ("v", value[2][0], None, target.name)  # type: ignore[index]
+        elif isinstance(target, Item):
+            for value in self.eval(path, scope, target.obj):
+                if value[0] == "x":
+                    yield ("e", value)
+
+    def _add(self, var: Var, values: Iterable[Value]) -> None:
+        if var in self.wide:
+            return
+        known = self.env[var]
+        before = len(known)
+        known.update(values)
+        if len(known) > MAX_VALUES:
+            self.wide.add(var)
+            known.clear()
+            self.changed = True
+        elif len(known) != before:
+            self.changed = True
+
+    def values(self, var: Var) -> set[Value]:
+        return self.env.get(var, set()) if var not in self.wide else set()
+
+    # -- evaluation --------------------------------------------------------------------
+
+    def _var(self, path: str, scope: str | None, name: str) -> Var:
+        """The variable a name denotes in ``scope``: its own local, an enclosing
+        function's, a class attribute (in a class body), or the module global."""
+        current = scope
+        while current is not None:
+            symbol = self.lookup.symbols.get((path, current))
+            function = self.functions.get((path, current))
+            if function is not None and name in function.globals:
+                break
+            if symbol is not None and symbol.kind in _CLASS_KINDS:
+                if current == scope:
+                    return ("a", path, current, name)
+            elif name in self.locals.get((path, current), ()):
+                return ("v", path, current, name)
+            current = symbol.parent if symbol is not None else None
+        return ("v", path, None, name)
+
+    def eval(self, path: str, scope: str | None, expr: Expr, depth: int = 0) -> set[Value]:
+        """The values ``expr`` may have in ``scope`` of ``path`` (empty: unknown)."""
+        if depth > MAX_DEPTH:
+            return set()
+        if isinstance(expr, Name):
+            var = self._var(path, scope, expr.id)
+            found = set(self.values(var))
+            if (var[0] == "v" and var[2] is None) or not found:
+                found |= self._declared(path, scope, expr.id)
+            return found
+        if isinstance(expr, Container):
+            box = self._boxes.setdefault(id(expr), ("x", path, id(expr)))
+            for item in expr.items:
+                self._add(("e", box), self.eval(path, scope, item, depth + 1))
+            return {box}
+        if isinstance(expr, Either):
+            out: set[Value] = set()
+            for option in expr.options:
+                out |= self.eval(path, scope, option, depth + 1)
+            return out
+        if isinstance(expr, Annot):
+            return self._annotation(path, scope, expr.text)
+        if isinstance(expr, Super):
+            return self._super(path, scope)
+        return self._derived(path, scope, expr, depth)
+
+    def _derived(self, path: str, scope: str | None, expr: Expr, depth: int) -> set[Value]:
+        """Values computed from the values of one inner expression."""
+        out: set[Value] = set()
+        if isinstance(expr, Attr):
+            for value in self.eval(path, scope, expr.obj, depth + 1):
+                out |= self.attribute(value, expr.name)
+        elif isinstance(expr, Call):
+            for value in self.eval(path, scope, expr.func, depth + 1):
+                out |= self.called(value)
+        elif isinstance(expr, Item):
+            for value in self.eval(path, scope, expr.obj, depth + 1):
+                if value[0] == "x":
+                    out |= self.values(("e", value))
+        elif isinstance(expr, Protocol):
+            for value in self.eval(path, scope, expr.obj, depth + 1):
+                if value[0] == "i":
+                    for method in self.attribute(value, expr.method):
+                        out |= self.called(method)
+        return out
+
+    def _declared(self, path: str, scope: str | None, name: str) -> set[Value]:
+        hit = self.lookup.lookup_name(path, name, scope)
+        if hit is not None:
+            return {self._symbol_value(hit.target)}
+        bound = self.lookup.scope(path).bindings.get(name)
+        if isinstance(bound, ModuleTarget) and bound.paths:
+            return {("m", bound.name, bound.paths)}
+        return set()
+
+    def _symbol_value(self, target: SymbolTarget) -> Value:
+        symbol = self.lookup.symbols.get((target.path, target.qualname))
+        kind = "c" if symbol is not None and symbol.kind in _CLASS_KINDS else "f"
+        return (kind, target.path, target.qualname)
+
+    def called(self, value: Value) -> set[Value]:
+        """What calling ``value`` returns."""
+        if value[0] in ("f", "b"):
+            return set(self.values(("r", value[1], value[2])))
+        if value[0] == "c":
+            return {("i", value[1], value[2])}
+        return set()
+
+    def attribute(self, value: Value, name: str) -> set[Value]:
+        """``value.name``: a member through the class's bases, an attribute, a module's name."""
+        kind = value[0]
+        if kind in ("i", "c"):
+            path, qualname = str(value[1]), str(value[2])
+            out: set[Value] = set()
+            for owner in self.mro(path, qualname):
+                out |= self.values(("a", owner.path, owner.qualname, name))
+            found = self.member(path, qualname, name)
+            if found is not None:
+                symbol = self.lookup.symbols[found]
+                decorators = symbol.decorators
+                if symbol.kind in _CLASS_KINDS:
+                    out.add(("c", *found))
+                elif any(d.endswith("property") for d in decorators):
+                    out |= self.values(("r", *found))
+                elif "staticmethod" in decorators or (
+                    kind == "c" and "classmethod" not in decorators
+                ):
+                    out.add(("f", *found))
+                else:
+                    out.add(("b", *found))
+            return out
+        if kind == "m":
+            return self._module_attribute(str(value[1]), value[2], name)  # type: ignore[arg-type]
+        return set()
+
+    def _module_attribute(self, module: str, paths: tuple[str, ...], name: str) -> set[Value]:
+        index = self.lookup.index
+        out: set[Value] = set()
+        for path in paths:
+            symbol = index.top_level.get(path, {}).get(name)
+            if symbol is not None:
+                out.add(self._symbol_value(SymbolTarget(path, symbol.qualname)))
+                continue
+            out |= self.values(("v", path, None, name))
+            bound = self.lookup.scope(path).bindings.get(name)  # a re-export
+            if (
+                isinstance(bound, SymbolTarget)
+                and (bound.path, bound.qualname) in self.lookup.symbols
+            ):
+                out.add(self._symbol_value(bound))
+            elif isinstance(bound, ModuleTarget) and bound.paths:
+                out.add(("m", bound.name, bound.paths))
+        if not out:
+            sub = tuple(sorted(index.by_module.get(("python", f"{module}.{name}"), ())))
+            if sub:
+                out.add(("m", f"{module}.{name}", sub))
+        return out
+
+    def member(self, path: str, qualname: str, name: str) -> tuple[str, str] | None:
+        hit = self.lookup.member(SymbolTarget(path, qualname), name)
+        return (hit.target.path, hit.target.qualname) if hit is not None else None
+
+    def mro(self, path: str, qualname: str) -> list[SymbolTarget]:
+        """The class and its bases, depth-first, each once."""
+        seen: list[SymbolTarget] = []
+        todo = [SymbolTarget(path, qualname)]
+        while todo and len(seen) < 32:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.append(current)
+            todo.extend(self.lookup.bases(current))
+        return seen
+
+    def _super(self, path: str, scope: str | None) -> set[Value]:
+        current = scope
+        while current is not None:
+            symbol = self.lookup.symbols.get((path, current))
+            if symbol is None:
+                return set()
+            if symbol.kind in _CLASS_KINDS:
+                return {
+                    ("i", b.path, b.qualname)
+                    for b in self.lookup.bases(SymbolTarget(path, current))
+                }
+            current = symbol.parent
+        return set()
+
+    def _annotation(self, path: str, scope: str | None, text: str) -> set[Value]:
+        """Instances of the repository classes an annotation names (``type[C]``: the class)."""
+        cleaned = text.replace('"', " ").replace("'", " ")
+        as_class = cleaned.strip().startswith(("type[", "Type["))
+        out: set[Value] = set()
+        for dotted in _TYPE_NAME.findall(cleaned):
+            if dotted.rsplit(".", 1)[-1] in _TYPE_WRAPPERS:
+                continue
+            head, *rest = dotted.split(".")
+            expr: Expr = Name(head)
+            for part in rest:
+                expr = Attr(expr, part)
+            for value in self.eval(path, scope, expr, MAX_DEPTH - 4):
+                if value[0] == "c":
+                    out.add(value if as_class else ("i", value[1], value[2]))
+        return out
