@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from strata.code.flow.model import Attr, FileFlow, FlowCall, Item
+from strata.code.flow.model import FileFlow, FlowCall
 from strata.code.flow.solver import Lookup, Solver, Value
 from strata.code.model import CallSite
 from strata.code.modules import SymbolTarget
@@ -50,6 +50,7 @@ class FlowIndex:
         self._solver: Solver | None = None
         self._calls: dict[tuple[str, str | None, int, str], list[FlowCall]] = defaultdict(list)
         self._subclasses: dict[SymbolTarget, list[SymbolTarget]] | None = None
+        self._overrides: dict[tuple[SymbolTarget, str], list[SymbolTarget]] = {}
 
     @property
     def solver(self) -> Solver:
@@ -101,11 +102,9 @@ class FlowIndex:
         targets: set[SymbolTarget] = set()
         known = False
         for site in sites:
-            if isinstance(site.func, Attr):
-                known = known or bool(solver.eval(path, site.scope, site.func.obj))
-            elif isinstance(site.func, Item):
-                known = True  # an element is never what the container's name guesses
-            for value in solver.eval(path, site.scope, site.func):
+            values, receiver_known = solver.sites.get(id(site), (set(), False))
+            known = known or receiver_known
+            for value in values:
                 targets |= self._callable(value)
         if len(targets) > MAX_CALLEES:
             return [], known
@@ -143,6 +142,12 @@ class FlowIndex:
         owner = self._owner(path, call.caller)
         if owner is None:
             return []
+        key = (owner, call.name)
+        if key not in self._overrides:
+            self._overrides[key] = self._find_overrides(owner, call.name)
+        return [o for o in self._overrides[key] if o != target]
+
+    def _find_overrides(self, owner: SymbolTarget, name: str) -> list[SymbolTarget]:
         out: list[SymbolTarget] = []
         todo, seen = list(self.subclasses().get(owner, ())), {owner}
         while todo and len(seen) < 256:
@@ -150,8 +155,8 @@ class FlowIndex:
             if cls in seen:
                 continue
             seen.add(cls)
-            method = SymbolTarget(cls.path, f"{cls.qualname}.{call.name}")
-            if (method.path, method.qualname) in self.lookup.symbols and method != target:
+            method = SymbolTarget(cls.path, f"{cls.qualname}.{name}")
+            if (method.path, method.qualname) in self.lookup.symbols:
                 out.append(method)
             todo.extend(self.subclasses().get(cls, ()))
         return sorted(out, key=lambda t: (t.path, t.qualname))

@@ -14,6 +14,7 @@ trust), so the pass stays bounded on any repository.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -21,15 +22,18 @@ from typing import Protocol as TypingProtocol
 
 from strata.code.flow.model import (
     Annot,
+    Assign,
     Attr,
     Call,
     Container,
     Either,
     Expr,
     FileFlow,
+    FlowCall,
     Function,
     Item,
     Name,
+    Param,
     Protocol,
     Super,
 )
@@ -76,8 +80,22 @@ class Solver:
         self.wide: set[Var] = set()
         self.functions: dict[tuple[str, str], Function] = {}
         self.locals: dict[tuple[str, str | None], set[str]] = defaultdict(set)
-        self.changed = False
+        self.evaluations = 0
+        self.sites: dict[int, tuple[set[Value], bool]] = {}  # id(FlowCall) -> callees, known
         self._boxes: dict[int, Value] = {}
+        # Worklist propagation: a statement is re-run only when a variable it read grew.
+        self._statements: list[tuple[str, str, object, object]] = []
+        self._readers: dict[Var, set[int]] = defaultdict(set)
+        self._queued: set[int] = set()
+        self._queue: list[int] = []
+        self._current = -1
+        # Static lookups (declarations, members, bases never change while solving).
+        self._vars: dict[tuple[str, str | None, str], Var] = {}
+        self._declared_cache: dict[tuple[str, str | None, str], set[Value]] = {}
+        self._members: dict[tuple[str, str, str], tuple[str, str] | None] = {}
+        self._mros: dict[tuple[str, str], list[SymbolTarget]] = {}
+        self._annotations: dict[tuple[str, str | None, str], set[Value]] = {}
+        self._names = {symbol.name for symbol in lookup.symbols.values()}
         for path, flow in flows.items():
             for function in flow.functions:
                 self.functions[(path, function.qualname)] = function
@@ -90,15 +108,64 @@ class Solver:
     # -- propagation -------------------------------------------------------------------
 
     def solve(self) -> int:
-        """Propagate to a fixpoint (or the round cap); returns the rounds run."""
+        """Propagate to a fixpoint (or the evaluation cap); returns the statements run."""
+        collecting = gc.isenabled()
+        gc.disable()  # millions of small tuples, no cycles: generational scans only cost
+        try:
+            return self._solve()
+        finally:
+            self._current = -1
+            if collecting:
+                gc.enable()
+
+    def _solve(self) -> int:
         self._seed()
-        for rounds in range(1, MAX_ROUNDS + 1):
-            self.changed = False
-            for path, flow in self.flows.items():
-                self._round(path, flow)
-            if not self.changed:
-                return rounds
-        return MAX_ROUNDS
+        statements = self._statements
+        for path, flow in self.flows.items():
+            for function in flow.functions:
+                statements += [("r", path, function, e) for e in function.returns]
+                statements += [("d", path, function, p) for p in function.params if p.default]
+                statements += [("k", path, function, d) for d in function.decorators]
+            statements += [("a", path, a, None) for a in flow.assigns]
+            statements += [("c", path, c, None) for c in flow.calls]
+        self._queue = list(range(len(statements)))
+        self._queue.reverse()
+        self._queued = set(self._queue)
+        budget = MAX_ROUNDS * len(statements)
+        while self._queue and self.evaluations < budget:
+            index = self._queue.pop()
+            self._queued.discard(index)
+            self._current = index
+            self.evaluations += 1
+            self._apply(*statements[index])
+        return self.evaluations
+
+    def _apply(self, kind: str, path: str, item: object, extra: object) -> None:
+        if kind == "a":
+            assert isinstance(item, Assign)
+            values = self.eval(path, item.scope, item.value)
+            if values:
+                for var in self._targets(path, item.scope, item.target):
+                    self._add(var, values)
+        elif kind == "c":
+            assert isinstance(item, FlowCall)
+            self._call(path, item)
+        else:
+            assert isinstance(item, Function)
+            symbol = self.lookup.symbols.get((path, item.qualname))
+            parent = symbol.parent if symbol is not None else None
+            if kind == "r":
+                self._add(("r", path, item.qualname), self.eval(path, item.qualname, extra))  # type: ignore[arg-type]
+            elif kind == "d":
+                if not isinstance(extra, Param) or extra.default is None:
+                    return
+                var = ("v", path, item.qualname, extra.name)
+                self._add(var, self.eval(path, parent, extra.default))
+            else:
+                # A repository decorator receives the function as its first argument.
+                for value in self.eval(path, parent, extra):  # type: ignore[arg-type]
+                    if value[0] == "f":
+                        self._bind_args(value, [{("f", path, item.qualname)}], (), skip=0)
 
     def _seed(self) -> None:
         for (path, qualname), function in self.functions.items():
@@ -123,46 +190,30 @@ class Solver:
                     ("r", path, qualname), self._annotation(path, enclosing, function.annotation)
                 )
 
-    def _round(self, path: str, flow: FileFlow) -> None:
-        self._functions(path, flow)
-        for assign in flow.assigns:
-            values = self.eval(path, assign.scope, assign.value)
-            if values:
-                for var in self._targets(path, assign.scope, assign.target):
-                    self._add(var, values)
-        self._calls(path, flow)
-
-    def _functions(self, path: str, flow: FileFlow) -> None:
-        for function in flow.functions:
-            ret = ("r", path, function.qualname)
-            for expr in function.returns:
-                self._add(ret, self.eval(path, function.qualname, expr))
-            symbol = self.lookup.symbols.get((path, function.qualname))
-            parent = symbol.parent if symbol is not None else None
-            for param in function.params:
-                if param.default is not None:
-                    var = ("v", path, function.qualname, param.name)
-                    self._add(var, self.eval(path, parent, param.default))
-            for decorator in function.decorators:
-                # A repository decorator receives the function as its first argument.
-                for value in self.eval(path, parent, decorator):
-                    if value[0] == "f":
-                        self._bind_args(value, [{("f", path, function.qualname)}], (), skip=0)
-
-    def _calls(self, path: str, flow: FileFlow) -> None:
-        for call in flow.calls:
-            callees = self.eval(path, call.scope, call.func)
-            if not callees:
-                continue
-            args = [self.eval(path, call.scope, a) if a is not None else set() for a in call.args]
-            keywords = tuple((k, self.eval(path, call.scope, v)) for k, v in call.keywords)
-            for callee in callees:
-                if callee[0] in ("f", "b"):
-                    self._bind_args(callee, args, keywords, skip=1 if callee[0] == "b" else 0)
-                elif callee[0] == "c":
-                    init = self.member(str(callee[1]), str(callee[2]), "__init__")
-                    if init is not None:
-                        self._bind_args(("f", *init), args, keywords, skip=1)
+    def _call(self, path: str, call: FlowCall) -> None:
+        func = call.func
+        if isinstance(func, Attr):
+            receiver = self.eval(path, call.scope, func.obj)
+            callees: set[Value] = set()
+            for value in receiver:
+                callees |= self.attribute(value, func.name)
+            known = bool(receiver)
+        else:
+            callees = self.eval(path, call.scope, func)
+            known = isinstance(func, Item)  # an element is never the container's name
+        # The last run of a call sees its inputs' final values (growth re-queues it).
+        self.sites[id(call)] = (callees, known)
+        if not callees:
+            return
+        args = [self.eval(path, call.scope, a) if a is not None else set() for a in call.args]
+        keywords = tuple((k, self.eval(path, call.scope, v)) for k, v in call.keywords)
+        for callee in callees:
+            if callee[0] in ("f", "b"):
+                self._bind_args(callee, args, keywords, skip=1 if callee[0] == "b" else 0)
+            elif callee[0] == "c":
+                init = self.member(str(callee[1]), str(callee[2]), "__init__")
+                if init is not None:
+                    self._bind_args(("f", *init), args, keywords, skip=1)
 
     def _bind_args(
         self,
@@ -205,19 +256,34 @@ class Solver:
         known = self.env[var]
         before = len(known)
         known.update(values)
+        if len(known) == before:
+            return
         if len(known) > MAX_VALUES:
             self.wide.add(var)
             known.clear()
-            self.changed = True
-        elif len(known) != before:
-            self.changed = True
+        for reader in self._readers.get(var, ()):
+            if reader not in self._queued:
+                self._queued.add(reader)
+                self._queue.append(reader)
 
     def values(self, var: Var) -> set[Value]:
-        return self.env.get(var, set()) if var not in self.wide else set()
+        """What ``var`` holds (empty when unknown or too wide); notes who read it."""
+        if self._current >= 0:
+            self._readers[var].add(self._current)
+        if var in self.wide:
+            return set()
+        return self.env.get(var) or set()
 
     # -- evaluation --------------------------------------------------------------------
 
     def _var(self, path: str, scope: str | None, name: str) -> Var:
+        key = (path, scope, name)
+        found = self._vars.get(key)
+        if found is None:
+            found = self._vars[key] = self._find_var(path, scope, name)
+        return found
+
+    def _find_var(self, path: str, scope: str | None, name: str) -> Var:
         """The variable a name denotes in ``scope``: its own local, an enclosing
         function's, a class attribute (in a class body), or the module global."""
         current = scope
@@ -255,7 +321,7 @@ class Solver:
                 out |= self.eval(path, scope, option, depth + 1)
             return out
         if isinstance(expr, Annot):
-            return self._annotation(path, scope, expr.text)
+            return set(self._annotation(path, scope, expr.text))
         if isinstance(expr, Super):
             return self._super(path, scope)
         return self._derived(path, scope, expr, depth)
@@ -281,10 +347,21 @@ class Solver:
         return out
 
     def _declared(self, path: str, scope: str | None, name: str) -> set[Value]:
+        key = (path, scope, name)
+        found = self._declared_cache.get(key)
+        if found is None:
+            found = self._declared_cache[key] = self._find_declared(path, scope, name)
+        return found
+
+    def _find_declared(self, path: str, scope: str | None, name: str) -> set[Value]:
+        scope_of_file = self.lookup.scope(path)
+        bindings = scope_of_file.bindings
+        if name not in self._names and name not in bindings and not scope_of_file.wildcards:
+            return set()
         hit = self.lookup.lookup_name(path, name, scope)
         if hit is not None:
             return {self._symbol_value(hit.target)}
-        bound = self.lookup.scope(path).bindings.get(name)
+        bound = bindings.get(name)
         if isinstance(bound, ModuleTarget) and bound.paths:
             return {("m", bound.name, bound.paths)}
         return set()
@@ -353,11 +430,21 @@ class Solver:
         return out
 
     def member(self, path: str, qualname: str, name: str) -> tuple[str, str] | None:
-        hit = self.lookup.member(SymbolTarget(path, qualname), name)
-        return (hit.target.path, hit.target.qualname) if hit is not None else None
+        """The member ``name`` of a class, through its bases (cached)."""
+        key = (path, qualname, name)
+        if key not in self._members:
+            hit = self.lookup.member(SymbolTarget(path, qualname), name)
+            self._members[key] = (hit.target.path, hit.target.qualname) if hit else None
+        return self._members[key]
 
     def mro(self, path: str, qualname: str) -> list[SymbolTarget]:
-        """The class and its bases, depth-first, each once."""
+        """The class and its bases, depth-first, each once (cached)."""
+        found = self._mros.get((path, qualname))
+        if found is None:
+            found = self._mros[(path, qualname)] = self._find_mro(path, qualname)
+        return found
+
+    def _find_mro(self, path: str, qualname: str) -> list[SymbolTarget]:
         seen: list[SymbolTarget] = []
         todo = [SymbolTarget(path, qualname)]
         while todo and len(seen) < 32:
@@ -384,6 +471,13 @@ class Solver:
 
     def _annotation(self, path: str, scope: str | None, text: str) -> set[Value]:
         """Instances of the repository classes an annotation names (``type[C]``: the class)."""
+        key = (path, scope, text)
+        found = self._annotations.get(key)
+        if found is None:
+            found = self._annotations[key] = self._find_annotation(path, scope, text)
+        return found
+
+    def _find_annotation(self, path: str, scope: str | None, text: str) -> set[Value]:
         cleaned = text.replace('"', " ").replace("'", " ")
         as_class = cleaned.strip().startswith(("type[", "Type["))
         out: set[Value] = set()
