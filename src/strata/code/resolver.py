@@ -112,7 +112,7 @@ class Resolver:
         self._by_name = callables
         self._scopes: dict[str, FileScope] = {}
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
-        self._flow: FlowIndex = build_flow(self)  # solved on its first question
+        self.flow: FlowIndex = build_flow(self)  # solved on its first question
 
     def scope(self, path: str) -> FileScope:
         found = self._scopes.get(path)
@@ -133,7 +133,7 @@ class Resolver:
             )
         lines_of: dict[tuple[str | None, str, str], list[int]] = defaultdict(list)
         best: dict[tuple[str | None, str, str], str] = {}
-        implied = [(i.caller, i.target, i.line, "implicit") for i in self._flow.implied(path)]
+        implied = [(i.caller, i.target, i.line, "implicit") for i in self.flow.implied(path)]
         for caller, target, line, resolution in implied:
             key = (caller, target.path, target.qualname)
             lines_of[key].append(line)
@@ -142,7 +142,7 @@ class Resolver:
             hit, external = self._resolve_call(path, extract, call)
             # The flow pass: what values reach the callee, beyond a name-only guess.
             found = (hit.target, hit.resolution) if hit is not None else None
-            hits = [] if external else self._flow.refine(path, call, found)
+            hits = [] if external else self.flow.refine(path, call, found)
             for target, resolution in hits:
                 key = (call.caller, target.path, target.qualname)
                 lines_of[key].append(call.line)

@@ -119,6 +119,22 @@ class FlowIndex:
             return {SymbolTarget(*found)} if found is not None else set()
         return set()
 
+    def dependents(self, paths: set[str]) -> set[str]:
+        """Files whose flow-resolved calls may change when ``paths`` change: every file
+        whose values came, through any chain of variables, from one of them."""
+        users: dict[str, set[str]] = defaultdict(set)
+        for user, sources in self.solver.file_deps.items():
+            for source in sources:
+                users[source].add(user)
+        found: set[str] = set()
+        todo = list(paths)
+        while todo:
+            for user in users.get(todo.pop(), ()):
+                if user not in found and user not in paths:
+                    found.add(user)
+                    todo.append(user)
+        return found
+
     def implied(self, path: str) -> list[Implied]:
         """Protocol methods that ``for`` and ``with`` in the file call."""
         flow = self.flows.get(path)

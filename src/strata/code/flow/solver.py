@@ -89,6 +89,9 @@ class Solver:
         self._queued: set[int] = set()
         self._queue: list[int] = []
         self._current = -1
+        self._current_path = ""
+        # file -> files whose statements or variables its values came from
+        self.file_deps: dict[str, set[str]] = defaultdict(set)
         # Static lookups (declarations, members, bases never change while solving).
         self._vars: dict[tuple[str, str | None, str], Var] = {}
         self._declared_cache: dict[tuple[str, str | None, str], set[Value]] = {}
@@ -136,6 +139,7 @@ class Solver:
             index = self._queue.pop()
             self._queued.discard(index)
             self._current = index
+            self._current_path = statements[index][1]
             self.evaluations += 1
             self._apply(*statements[index])
         return self.evaluations
@@ -253,6 +257,8 @@ class Solver:
     def _add(self, var: Var, values: Iterable[Value]) -> None:
         if var in self.wide:
             return
+        if self._current >= 0 and var[1] != self._current_path:
+            self.file_deps[str(var[1])].add(self._current_path)
         known = self.env[var]
         before = len(known)
         known.update(values)
@@ -270,6 +276,8 @@ class Solver:
         """What ``var`` holds (empty when unknown or too wide); notes who read it."""
         if self._current >= 0:
             self._readers[var].add(self._current)
+            if var[1] != self._current_path:
+                self.file_deps[self._current_path].add(str(var[1]))
         if var in self.wide:
             return set()
         return self.env.get(var) or set()
