@@ -69,7 +69,9 @@ def garage(tmp_path: Path) -> tuple[GitRepo, list[str]]:
     return repo, shas
 
 
-def callees(reads: CodeReads, ontology: Ontology, repo: str, when: datetime) -> list[tuple[str, str]]:
+def callees(
+    reads: CodeReads, ontology: Ontology, repo: str, when: datetime
+) -> list[tuple[str, str]]:
     drive = ontology.node("Symbol").make_key(
         {"repo": repo, "ref": "main", "path": "app/driver.py", "qualname": "drive"}
     )
