@@ -38,6 +38,8 @@ from strata.code.model import FileExtract
 if TYPE_CHECKING:
     from strata.code.languages._unit import Decl, Unit
 
+__all__ = ["FileExtract", "attach", "build", "collect"]  # FileExtract: for the adapter's hook
+
 _STATEMENTS = """
 (assignment) @assign
 (return_statement) @return

@@ -21,7 +21,7 @@ from strata.code.languages.base import (
     signature,
     unquote,
 )
-from strata.code.model import FileExtract, SymbolKind
+from strata.code.model import SymbolKind
 
 _TEST_NAME = re.compile(r"^test")
 _ROUTE_METHODS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
@@ -92,7 +92,7 @@ class PythonAdapter(LanguageAdapter):
             _mark_django_urls(unit)
         flow.collect(unit, self.ts_language())
 
-    def extract(self, path: str, source: bytes) -> FileExtract:
+    def extract(self, path: str, source: bytes) -> flow.FileExtract:
         return flow.attach(super().extract(path, source))  # the flow `finish` collected
 
 
