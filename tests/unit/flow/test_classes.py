@@ -108,3 +108,38 @@ class TestOverrides:
             ("Shape.draw", "Square.outline", "override"),
             ("Shape.draw", "Circle.outline", "override"),
         }
+
+
+DIAMOND = """\
+class Root:
+    def greet(self):
+        return "root"
+
+
+class Left(Root):
+    pass
+
+
+class Right(Root):
+    def greet(self):
+        return "right"
+
+
+class Both(Left, Right):
+    pass
+
+
+def hello():
+    b = Both()
+    b.greet()
+"""
+
+
+class TestMethodOrder:
+    """A member is looked up in C3 order: the second base's override beats the root."""
+
+    def test_diamond(self) -> None:
+        assert edges({"d.py": DIAMOND}) == {
+            ("hello", "Both", "local"),
+            ("hello", "Right.greet", "flow"),
+        }

@@ -37,6 +37,7 @@ from strata.code.flow.model import (
     Protocol,
     Super,
 )
+from strata.code.flow.mro import linearize
 from strata.code.model import SymbolDef
 from strata.code.modules import FileScope, ModuleIndex, ModuleTarget, SymbolTarget
 
@@ -438,30 +439,24 @@ class Solver:
         return out
 
     def member(self, path: str, qualname: str, name: str) -> tuple[str, str] | None:
-        """The member ``name`` of a class, through its bases (cached)."""
+        """The member ``name`` of a class: the first class in its MRO that defines it."""
         key = (path, qualname, name)
         if key not in self._members:
-            hit = self.lookup.member(SymbolTarget(path, qualname), name)
-            self._members[key] = (hit.target.path, hit.target.qualname) if hit else None
+            found = None
+            for cls in self.mro(path, qualname):
+                if (cls.path, f"{cls.qualname}.{name}") in self.lookup.symbols:
+                    found = (cls.path, f"{cls.qualname}.{name}")
+                    break
+            self._members[key] = found
         return self._members[key]
 
     def mro(self, path: str, qualname: str) -> list[SymbolTarget]:
-        """The class and its bases, depth-first, each once (cached)."""
+        """The class and its bases in C3 order (cached)."""
         found = self._mros.get((path, qualname))
         if found is None:
-            found = self._mros[(path, qualname)] = self._find_mro(path, qualname)
+            found = linearize(SymbolTarget(path, qualname), self.lookup.bases)
+            self._mros[(path, qualname)] = found
         return found
-
-    def _find_mro(self, path: str, qualname: str) -> list[SymbolTarget]:
-        seen: list[SymbolTarget] = []
-        todo = [SymbolTarget(path, qualname)]
-        while todo and len(seen) < 32:
-            current = todo.pop(0)
-            if current in seen:
-                continue
-            seen.append(current)
-            todo.extend(self.lookup.bases(current))
-        return seen
 
     def _super(self, path: str, scope: str | None) -> set[Value]:
         current = scope
