@@ -117,3 +117,73 @@ class TestLambdas:
             ("use", "helper", "local"),
             ("use", "other", "flow"),
         }
+
+
+APPLIED = """\
+def timed(fn):
+    def inner(*args):
+        return fn(*args)
+
+    return inner
+
+
+def route(path):
+    def register(fn):
+        return fn
+
+    return register
+
+
+@timed
+def slow():
+    return 1
+
+
+@route("/home")
+def home():
+    return 2
+
+
+def main():
+    slow()
+    home()
+
+
+class Pot:
+    def boil(self):
+        pass
+
+
+def kitchen():
+    pots = [Pot(), Pot()]
+    return [p.boil() for p in pots]
+"""
+
+
+class TestDecoratorApplication:
+    """Applying a decorator calls it; calling the decorated name runs what it returned."""
+
+    def test_applied_at_file_level(self) -> None:
+        found = {e for e in edges({"a.py": APPLIED}) if e[0] is None}
+        assert found == {
+            (None, "timed", "implicit"),
+            (None, "route", "local"),  # route("/home") is a call as written
+            (None, "route.register", "implicit"),
+        }
+
+    def test_calling_the_decorated_name(self) -> None:
+        assert {e for e in edges({"a.py": APPLIED}) if e[0] == "main"} == {
+            ("main", "slow", "local"),
+            ("main", "timed.inner", "flow"),
+            ("main", "home", "local"),  # register returns fn itself
+        }
+
+
+class TestComprehensions:
+    """A comprehension's loop variable holds the iterated elements."""
+
+    def test_elements_of_a_list(self) -> None:
+        assert {e for e in edges({"a.py": APPLIED}) if e[0] == "kitchen"} == {
+            ("kitchen", "Pot", "local"),
+            ("kitchen", "Pot.boil", "flow"),
+        }

@@ -84,6 +84,9 @@ class FlowIndex:
             symbol = self.lookup.symbols.get((target.path, target.qualname))
             if symbol is None:
                 continue
+            if symbol.decorators and target.path in self.flows:
+                # Calling a decorated name runs what the decorator returned.
+                extra += [(w, "flow") for w in self.wrappers(target) if w != target]
             if symbol.kind in CLASS_KINDS:
                 init = self.lookup.member(target, "__init__")
                 if init is not None:
@@ -135,13 +138,32 @@ class FlowIndex:
                     todo.append(user)
         return found
 
+    def wrappers(self, function: SymbolTarget) -> set[SymbolTarget]:
+        """What the repository decorators of ``function`` return in its place."""
+        solver = self.solver
+        out: set[SymbolTarget] = set()
+        for decorator in solver.decorators(function.path, function.qualname):
+            for value in solver.called(decorator):
+                if value[0] in ("f", "b"):
+                    out.add(SymbolTarget(str(value[1]), str(value[2])))
+        return out
+
     def implied(self, path: str) -> list[Implied]:
-        """Protocol methods that ``for`` and ``with`` in the file call."""
+        """Decorators applied, and protocol methods ``for`` and ``with`` call, in the file."""
         flow = self.flows.get(path)
-        if flow is None or not flow.implicits:
+        if flow is None:
             return []
         solver = self.solver
         out: list[Implied] = []
+        for function in flow.functions:
+            if not function.decorators:
+                continue
+            symbol = self.lookup.symbols.get((path, function.qualname))
+            if symbol is None:
+                continue
+            for decorator in solver.decorators(path, function.qualname):
+                target = SymbolTarget(str(decorator[1]), str(decorator[2]))
+                out.append(Implied(symbol.parent, target, symbol.line_start))
         for implicit in flow.implicits:
             for value in solver.eval(path, implicit.scope, implicit.obj):
                 if value[0] != "i":

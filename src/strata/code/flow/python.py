@@ -44,6 +44,7 @@ _STATEMENTS = """
 (assignment) @assign
 (return_statement) @return
 (for_statement) @for
+(for_in_clause) @for
 (with_item) @with
 (named_expression) @walrus
 (global_statement) @global

@@ -172,6 +172,17 @@ class Solver:
                     if value[0] == "f":
                         self._bind_args(value, [{("f", path, item.qualname)}], (), skip=0)
 
+    def decorators(self, path: str, qualname: str) -> list[Value]:
+        """The repository functions applied as decorators to a function (innermost last)."""
+        function = self.functions.get((path, qualname))
+        symbol = self.lookup.symbols.get((path, qualname))
+        if function is None or symbol is None:
+            return []
+        found: list[Value] = []
+        for decorator in function.decorators:
+            found += [v for v in self.eval(path, symbol.parent, decorator) if v[0] == "f"]
+        return found
+
     def _seed(self) -> None:
         for (path, qualname), function in self.functions.items():
             symbol = self.lookup.symbols.get((path, qualname))
