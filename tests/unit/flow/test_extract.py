@@ -5,7 +5,7 @@ from __future__ import annotations
 import pickle
 from dataclasses import fields, replace
 
-from strata.code.flow.model import Assign, Attr, Call, FlowCall, Name, Param
+from strata.code.flow.model import Attr, Call, Name, Param
 from strata.code.languages import parse_file
 from strata.code.model import FileExtract
 
@@ -28,14 +28,22 @@ class TestFlowIr:
         assert flow is not None
         init = next(f for f in flow.functions if f.qualname == "Box.__init__")
         assert init.params[1] == Param("item", "pos", '"Thing"', None)
-        assert Assign("Box.__init__", Attr(Name("self"), "item"), Name("item")) in flow.assigns
-        assert Assign("use", Name("thing"), Call(Attr(Name("box"), "take"))) in flow.assigns
-        assert (
-            FlowCall(
-                "use", 7, "thing.run", Attr(Name("thing"), "run"), (None,), (("key", Name("box")),)
-            )
-            in flow.calls
+        by_scope = {(a.scope, a.line): a for a in flow.assigns}
+        init_assign, use_assign = by_scope[("Box.__init__", 3)], by_scope[("use", 6)]
+        assert (init_assign.target, init_assign.value) == (Attr(Name("self"), "item"), Name("item"))
+        assert (use_assign.target, use_assign.value) == (
+            Name("thing"),
+            Call(Attr(Name("box"), "take")),
         )
+        site = next(c for c in flow.calls if c.callee == "thing.run")
+        assert (site.scope, site.line, site.func, site.args, site.keywords) == (
+            "use",
+            7,
+            Attr(Name("thing"), "run"),
+            (None,),
+            (("key", Name("box")),),
+        )
+        assert site.block == use_assign.block  # same block: straight-line order applies
 
     def test_other_languages_have_none(self) -> None:
         assert parse_file("m.go", b"package m\nfunc f() {}\n").flow is None

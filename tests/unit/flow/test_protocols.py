@@ -187,3 +187,8 @@ class TestComprehensions:
             ("kitchen", "Pot", "local"),
             ("kitchen", "Pot.boil", "flow"),
         }
+
+    def test_the_wrapper_calls_the_original(self) -> None:
+        assert {e for e in edges({"a.py": APPLIED}) if e[0] == "timed.inner"} == {
+            ("timed.inner", "slow", "flow"),
+        }

@@ -114,3 +114,37 @@ class TestReturns:
             ("serve", "pkg/kitchen.py:Cook.pick", "flow"),
             ("serve", "pkg/kitchen.py:Grill.heat", "flow"),
         }
+
+
+REASSIGNED = """\
+class Pen:
+    def write(self):
+        pass
+
+
+class Brush:
+    def write(self):
+        pass
+
+
+def draw(fancy):
+    tool = Pen()
+    tool = Brush()
+    tool.write()
+    other = Pen()
+    if fancy:
+        other = Brush()
+    other.write()
+    for _ in range(2):
+        other.write()
+        other = Pen()
+"""
+
+
+class TestStraightLineOrder:
+    """In one block the last assignment before a read decides; branches and loops join."""
+
+    def test_reassigned(self) -> None:
+        found = lines({"r.py": REASSIGNED}, "r.py")
+        assert found[("draw", "Brush.write")] == (14, 18, 20)
+        assert found[("draw", "Pen.write")] == (18, 20)

@@ -80,12 +80,13 @@ class FlowIndex:
             elif known:
                 out = []
         extra: list[tuple[SymbolTarget, str]] = []
-        for target, _ in out:
+        for target, resolution in out:
             symbol = self.lookup.symbols.get((target.path, target.qualname))
             if symbol is None:
                 continue
-            if symbol.decorators and target.path in self.flows:
-                # Calling a decorated name runs what the decorator returned.
+            if symbol.decorators and resolution != "flow" and target.path in self.flows:
+                # Calling a decorated *name* runs what the decorator returned (a value
+                # that flowed here may be the undecorated function, as inside a wrapper).
                 extra += [(w, "flow") for w in self.wrappers(target) if w != target]
             if symbol.kind in CLASS_KINDS:
                 init = self.lookup.member(target, "__init__")

@@ -90,6 +90,8 @@ class Assign:
     scope: str | None
     target: Expr
     value: Expr
+    line: int = 0
+    block: int = -1  # start byte of the enclosing block: straight-line order within it
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,7 @@ class FlowCall:
     func: Expr
     args: tuple[Expr | None, ...] = ()  # positional; None where the IR has no value
     keywords: tuple[tuple[str, Expr], ...] = ()
+    block: int = -1  # start byte of the enclosing block
 
 
 @dataclass(frozen=True, slots=True)

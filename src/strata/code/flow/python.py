@@ -98,9 +98,17 @@ class _Builder:
         self.globals: dict[str, list[str]] = {}
         self.assigns: list[Assign] = []
         self.implicits: list[Implicit] = []
+        self._at = (0, -1)  # line and block of the statement being read
 
     def text(self, node: Node) -> str:
         return self.unit.text(node)
+
+    def block_of(self, node: Node) -> int:
+        """Start byte of the block holding ``node`` (statements in it run in order)."""
+        current = node.parent
+        while current is not None and current.type not in ("block", "module"):
+            current = current.parent
+        return current.start_byte if current is not None else -1
 
     def scope_of(self, node: Node) -> str | None:
         current = node.parent
@@ -132,6 +140,7 @@ class _Builder:
 
     def statement(self, role: str, node: Node) -> None:
         scope = self.scope_of(node)
+        self._at = (node.start_point.row + 1, self.block_of(node))
         getattr(self, f"_on_{role}")(scope, node, node.start_point.row + 1)
 
     def _on_assign(self, scope: str | None, node: Node, line: int) -> None:
@@ -204,7 +213,7 @@ class _Builder:
             return
         written = self.expr(target)
         if isinstance(written, Name | Attr | Item):
-            self.assigns.append(Assign(scope, written, value))
+            self.assigns.append(Assign(scope, written, value, *self._at))
 
     # -- functions and calls -----------------------------------------------------------
 
@@ -298,6 +307,7 @@ class _Builder:
             func,
             tuple(args),
             tuple(keywords),
+            self.block_of(node),
         )
 
     # -- expressions -------------------------------------------------------------------

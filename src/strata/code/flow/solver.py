@@ -100,6 +100,7 @@ class Solver:
         self._mros: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._annotations: dict[tuple[str, str | None, str], set[Value]] = {}
         self._names = {symbol.name for symbol in lookup.symbols.values()}
+        self._sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]] = defaultdict(list)
         for path, flow in flows.items():
             for function in flow.functions:
                 self.functions[(path, function.qualname)] = function
@@ -108,6 +109,9 @@ class Solver:
             for assign in flow.assigns:
                 if isinstance(assign.target, Name):
                     self.locals[(path, assign.scope)].add(assign.target.id)
+                    if assign.scope is not None and assign.line:
+                        site = (assign.line, assign.block, ("s", path, id(assign)))
+                        self._sites_of[(path, assign.scope, assign.target.id)].append(site)
 
     # -- propagation -------------------------------------------------------------------
 
@@ -148,10 +152,13 @@ class Solver:
     def _apply(self, kind: str, path: str, item: object, extra: object) -> None:
         if kind == "a":
             assert isinstance(item, Assign)
-            values = self.eval(path, item.scope, item.value)
+            at = (item.line, item.block) if item.line else None
+            values = self.eval(path, item.scope, item.value, at=at)
             if values:
                 for var in self._targets(path, item.scope, item.target):
                     self._add(var, values)
+                if isinstance(item.target, Name):
+                    self._add(("s", path, id(item)), values)
         elif kind == "c":
             assert isinstance(item, FlowCall)
             self._call(path, item)
@@ -208,21 +215,24 @@ class Solver:
 
     def _call(self, path: str, call: FlowCall) -> None:
         func = call.func
+        at = (call.line, call.block)
         if isinstance(func, Attr):
-            receiver = self.eval(path, call.scope, func.obj)
+            receiver = self.eval(path, call.scope, func.obj, at=at)
             callees: set[Value] = set()
             for value in receiver:
                 callees |= self.attribute(value, func.name)
             known = bool(receiver)
         else:
-            callees = self.eval(path, call.scope, func)
+            callees = self.eval(path, call.scope, func, at=at)
             known = isinstance(func, Item)  # an element is never the container's name
         # The last run of a call sees its inputs' final values (growth re-queues it).
         self.sites[id(call)] = (callees, known)
         if not callees:
             return
-        args = [self.eval(path, call.scope, a) if a is not None else set() for a in call.args]
-        keywords = tuple((k, self.eval(path, call.scope, v)) for k, v in call.keywords)
+        args = [
+            self.eval(path, call.scope, a, at=at) if a is not None else set() for a in call.args
+        ]
+        keywords = tuple((k, self.eval(path, call.scope, v, at=at)) for k, v in call.keywords)
         for callee in callees:
             if callee[0] in ("f", "b"):
                 self._bind_args(callee, args, keywords, skip=1 if callee[0] == "b" else 0)
@@ -320,51 +330,80 @@ class Solver:
             current = symbol.parent if symbol is not None else None
         return ("v", path, None, name)
 
-    def eval(self, path: str, scope: str | None, expr: Expr, depth: int = 0) -> set[Value]:
-        """The values ``expr`` may have in ``scope`` of ``path`` (empty: unknown)."""
+    def eval(
+        self,
+        path: str,
+        scope: str | None,
+        expr: Expr,
+        depth: int = 0,
+        at: tuple[int, int] | None = None,
+    ) -> set[Value]:
+        """The values ``expr`` may have in ``scope`` of ``path`` (empty: unknown); ``at``
+        (line, block) of the reading statement lets straight-line reassignment decide."""
         if depth > MAX_DEPTH:
             return set()
         if isinstance(expr, Name):
             var = self._var(path, scope, expr.id)
-            found = set(self.values(var))
+            reaching = self._reaching(path, scope, expr.id, at) if at and var[2] == scope else None
+            found = set(self.values(var)) if reaching is None else set()
+            for site in reaching or ():
+                found |= self.values(site)
             if (var[0] == "v" and var[2] is None) or not found:
                 found |= self._declared(path, scope, expr.id)
             return found
         if isinstance(expr, Container):
             box = self._boxes.setdefault(id(expr), ("x", path, id(expr)))
             for item in expr.items:
-                self._add(("e", box), self.eval(path, scope, item, depth + 1))
+                self._add(("e", box), self.eval(path, scope, item, depth + 1, at))
             return {box}
         if isinstance(expr, Either):
             out: set[Value] = set()
             for option in expr.options:
-                out |= self.eval(path, scope, option, depth + 1)
+                out |= self.eval(path, scope, option, depth + 1, at)
             return out
         if isinstance(expr, Annot):
             return set(self._annotation(path, scope, expr.text))
         if isinstance(expr, Super):
             return self._super(path, scope)
-        return self._derived(path, scope, expr, depth)
+        return self._derived(path, scope, expr, depth, at)
 
-    def _derived(self, path: str, scope: str | None, expr: Expr, depth: int) -> set[Value]:
+    def _derived(
+        self, path: str, scope: str | None, expr: Expr, depth: int, at: tuple[int, int] | None
+    ) -> set[Value]:
         """Values computed from the values of one inner expression."""
         out: set[Value] = set()
         if isinstance(expr, Attr):
-            for value in self.eval(path, scope, expr.obj, depth + 1):
+            for value in self.eval(path, scope, expr.obj, depth + 1, at):
                 out |= self.attribute(value, expr.name)
         elif isinstance(expr, Call):
-            for value in self.eval(path, scope, expr.func, depth + 1):
+            for value in self.eval(path, scope, expr.func, depth + 1, at):
                 out |= self.called(value)
         elif isinstance(expr, Item):
-            for value in self.eval(path, scope, expr.obj, depth + 1):
+            for value in self.eval(path, scope, expr.obj, depth + 1, at):
                 if value[0] == "x":
                     out |= self.values(("e", value))
         elif isinstance(expr, Protocol):
-            for value in self.eval(path, scope, expr.obj, depth + 1):
+            for value in self.eval(path, scope, expr.obj, depth + 1, at):
                 if value[0] == "i":
                     for method in self.attribute(value, expr.method):
                         out |= self.called(method)
         return out
+
+    def _reaching(
+        self, path: str, scope: str | None, name: str, at: tuple[int, int]
+    ) -> list[Var] | None:
+        """The assignments of a local that reach a read at ``at``, when an earlier one in
+        the same block overwrites what came before (None: every assignment may reach)."""
+        if scope is None:
+            return None
+        sites = self._sites_of.get((path, scope, name))
+        if not sites:
+            return None
+        line, block = at
+        last = max((s[0] for s in sites if s[1] == block and s[0] < line), default=0)
+        if not last:
+            return None
+        return [s[2] for s in sites if (s[0] == last and s[1] == block) or last < s[0] < line]
 
     def _declared(self, path: str, scope: str | None, name: str) -> set[Value]:
         key = (path, scope, name)
