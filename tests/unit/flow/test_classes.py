@@ -94,19 +94,36 @@ class TestSuper:
 
 
 class TestOverrides:
-    """`self.m()` also reaches every subclass's own m, marked as an override."""
+    """`self.m()` reaches subclasses' m (marked `override`) when the class has no concrete
+    m of its own; a concrete own m keeps the call (the same-name trap)."""
 
-    def test_overrides_next_to_the_own_method(self) -> None:
+    def test_concrete_own_method_keeps_the_call(self) -> None:
         assert {e for e in edges({"s.py": SHAPES}) if e[0] == "Shape.describe"} == {
             ("Shape.describe", "Shape.area", "self"),
-            ("Shape.describe", "Square.area", "override"),
-            ("Shape.describe", "Circle.area", "override"),
         }
 
     def test_hook_only_subclasses_define(self) -> None:
         assert {e for e in edges({"s.py": SHAPES}) if e[0] == "Shape.draw"} == {
             ("Shape.draw", "Square.outline", "override"),
             ("Shape.draw", "Circle.outline", "override"),
+        }
+
+    def test_abstract_method(self) -> None:
+        source = (
+            "import abc\n\n\n"
+            "class Job(abc.ABC):\n"
+            "    @abc.abstractmethod\n"
+            "    def step(self):\n"
+            "        ...\n\n"
+            "    def run(self):\n"
+            "        self.step()\n\n\n"
+            "class Nightly(Job):\n"
+            "    def step(self):\n"
+            "        pass\n"
+        )
+        assert edges({"j.py": source}) == {
+            ("Job.run", "Job.step", "self"),
+            ("Job.run", "Nightly.step", "override"),
         }
 
 

@@ -6,7 +6,9 @@ the ordinary rules left unresolved or guessed by name alone, the values its
 callee expression may hold win (``flow``); a known receiver without such a
 member drops the guess. Independently of how a call was resolved, a class
 called is also an edge to its ``__init__`` (``constructor``), ``self.m()``
-also reaches the overrides of ``m`` in subclasses (``override``), and ``for``
+reaches the overrides of ``m`` in subclasses (``override``) when the class has
+no concrete ``m`` of its own (only subclasses define it, or it is an
+``@abstractmethod``), and ``for``
 / ``with`` over a repository class's instance reach its protocol methods
 (``implicit``). Files without a flow (other languages, old cached parses) keep
 exactly what the ordinary rules give.
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 from strata.code.flow.model import FileFlow, FlowCall
 from strata.code.flow.solver import Lookup, Solver, Value
-from strata.code.model import CallSite
+from strata.code.model import CallSite, SymbolDef
 from strata.code.modules import SymbolTarget
 
 CLASS_KINDS = frozenset({"class", "struct"})
@@ -92,7 +94,9 @@ class FlowIndex:
                 init = self.lookup.member(target, "__init__")
                 if init is not None:
                     extra.append((init.target, "constructor"))
-            elif call.receiver in SELF_NAMES and symbol.kind == "method":
+            elif call.receiver in SELF_NAMES and _abstract(symbol):
+                # A concrete own method keeps the call (the same-name trap: a base's
+                # save() calling self.validate() is not linked to a subclass's validate).
                 extra += [(o, "override") for o in self.overrides(path, call, target)]
         if found is None and not out and call.receiver in SELF_NAMES:
             # `self.m()` where only subclasses define m (an abstract hook).
@@ -226,3 +230,8 @@ class FlowIndex:
 def build_flow(lookup: Lookup) -> FlowIndex:
     """The flow pass over every file ``lookup`` knows (solved lazily, on first question)."""
     return FlowIndex(lookup)
+
+
+def _abstract(symbol: SymbolDef) -> bool:
+    """A method declared to be overridden (``@abstractmethod``)."""
+    return symbol.kind == "method" and any(d.endswith("abstractmethod") for d in symbol.decorators)
