@@ -20,8 +20,11 @@ Conventions shared by every adapter:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from strata.code.flow.model import FileFlow
 
 SymbolKind = Literal[
     "class",
@@ -105,3 +108,11 @@ class FileExtract:
     is_test_file: bool = False
     frameworks: tuple[str, ...] = ()
     entrypoints: tuple[str, ...] = field(default=())  # file-level: "__main__", "func main"
+    flow: FileFlow | None = None  # value flow for strata.code.flow; None: not extracted
+
+    def __setstate__(self, state: list[object]) -> None:
+        # Pickles from before a field was added hold fewer values: the rest keep defaults.
+        for spec, value in zip(fields(self), state, strict=False):
+            object.__setattr__(self, spec.name, value)
+        for spec in fields(self)[len(state) :]:
+            object.__setattr__(self, spec.name, spec.default)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from strata.code.flow.guess import guessable, never_guessed
+from strata.code.flow.index import FlowIndex, build_flow
 from strata.code.model import CallSite, FileExtract, SymbolDef
 from strata.code.modules import (
     Binding,
@@ -32,6 +34,11 @@ CONFIDENCE = {
     "qualified": 0.9,
     "hierarchy": 0.9,
     "name_only": 0.5,
+    # strata.code.flow: values followed through names, attributes, parameters, returns
+    "flow": 0.9,
+    "constructor": 0.9,  # C(...) reaches C.__init__ (through the bases)
+    "implicit": 0.85,  # for/with reach __iter__/__next__/__enter__/__exit__
+    "override": 0.7,  # self.m() may run a subclass's m
 }
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "me"})
 SUPER_RECEIVERS = frozenset({"super", "base"})
@@ -105,6 +112,7 @@ class Resolver:
         self._by_name = callables
         self._scopes: dict[str, FileScope] = {}
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
+        self.flow: FlowIndex = build_flow(self)  # solved on its first question
 
     def scope(self, path: str) -> FileScope:
         found = self._scopes.get(path)
@@ -114,7 +122,7 @@ class Resolver:
 
     # -- per file --------------------------------------------------------------------
 
-    def resolve_file(self, path: str) -> FileResolution:
+    def resolve_file(self, path: str) -> FileResolution:  # noqa: PLR0912 - one pass per file
         extract = self.index.files[path]
         out = FileResolution()
         scope = self.scope(path)
@@ -125,15 +133,25 @@ class Resolver:
             )
         lines_of: dict[tuple[str | None, str, str], list[int]] = defaultdict(list)
         best: dict[tuple[str | None, str, str], str] = {}
+        implied = [(i.caller, i.target, i.line, "implicit") for i in self.flow.implied(path)]
+        for caller, target, line, resolution in implied:
+            key = (caller, target.path, target.qualname)
+            lines_of[key].append(line)
+            best.setdefault(key, resolution)
         for call in extract.calls:
             hit, external = self._resolve_call(path, extract, call)
-            if hit is not None:
-                key = (call.caller, hit.target.path, hit.target.qualname)
+            # The flow pass: what values reach the callee, beyond a name-only guess.
+            found = (hit.target, hit.resolution) if hit is not None else None
+            hits = [] if external else self.flow.refine(path, call, found)
+            for target, resolution in hits:
+                key = (call.caller, target.path, target.qualname)
                 lines_of[key].append(call.line)
                 known = best.get(key)
-                if known is None or CONFIDENCE[hit.resolution] > CONFIDENCE[known]:
-                    best[key] = hit.resolution
-            elif external:
+                if known is None or CONFIDENCE[resolution] > CONFIDENCE[known]:
+                    best[key] = resolution
+            if hits:
+                continue
+            if external:
                 out.external_calls += 1
             else:
                 bucket = out.unresolved.setdefault(call.caller, [])
@@ -314,12 +332,19 @@ class Resolver:
         return None
 
     def _name_only(self, name: str, *, methods_only: bool = False) -> _Hit | None:
+        if never_guessed(name, bare=not methods_only):
+            return None
         candidates = self._by_name.get(name, [])
         if methods_only:
             candidates = [
                 c for c in candidates if self.symbols[(c.path, c.qualname)].kind == "method"
             ]
-        if len(candidates) == 1:
+        if len(candidates) == 1 and guessable(
+            candidates[0].path,
+            self.symbols[(candidates[0].path, candidates[0].qualname)],
+            self.symbols,
+            test=self.index.files[candidates[0].path].is_test_file,
+        ):
             return _Hit(candidates[0], "name_only")
         return None
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import tree_sitter_python
 from tree_sitter import Node
 
+from strata.code.flow import python as flow
 from strata.code.languages import _routes
 from strata.code.languages.base import (
     Decl,
@@ -167,6 +168,10 @@ class PythonAdapter(LanguageAdapter):
         _mark_cli(unit)
         if posixpath.basename(unit.path) == "urls.py":
             _mark_django_urls(unit)
+        flow.collect(unit, self.ts_language())
+
+    def extract(self, path: str, source: bytes) -> flow.FileExtract:
+        return flow.attach(super().extract(path, source))  # the flow `finish` collected
 
 
 def _is_pytest_file(name: str) -> bool:

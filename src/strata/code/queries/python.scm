@@ -84,3 +84,13 @@
       (string (string_content) @_right))) @entrypoint.script
   (#eq? @_left "__name__")
   (#eq? @_right "__main__"))
+
+; ---- calls of an element: `handlers["a"](...)`, `self.hooks[0](...)` (strata.code.flow
+; resolves them through the container's values); the name is the subscripted one.
+(call
+  function: (subscript
+    value: [
+      (identifier) @name
+      (attribute attribute: (identifier) @name)
+    ]) @callee
+  arguments: (_) @arguments) @reference.call

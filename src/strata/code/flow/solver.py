@@ -1,0 +1,237 @@
+"""Flow-insensitive value propagation over every file of a repository.
+
+Every statement (assignment, call, return, default, decorator) runs once, and
+again only when a variable it read grew (a worklist), until nothing changes or
+:data:`MAX_ROUNDS` times the statement count is spent, so the pass stays
+bounded on any repository. Within one block a local's last earlier assignment
+decides what a read sees (straight-line order); across blocks values join.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import defaultdict
+from collections.abc import Iterator
+
+from strata.code.flow.model import (
+    Assign,
+    Attr,
+    Expr,
+    FileFlow,
+    FlowCall,
+    Function,
+    Item,
+    Name,
+    Param,
+)
+from strata.code.flow.values import CLASS_KINDS, Evaluator, Lookup, Value, Var
+from strata.code.modules import SymbolTarget
+
+MAX_ROUNDS = 8
+__all__ = ["MAX_ROUNDS", "Lookup", "Solver", "Value", "Var"]
+
+
+class Solver(Evaluator):
+    """Points-to sets of every variable of the repository after :meth:`solve`."""
+
+    def __init__(self, lookup: Lookup, flows: dict[str, FileFlow]) -> None:
+        self.lookup = lookup
+        self.flows = flows
+        self.env: dict[Var, set[Value]] = defaultdict(set)
+        self.wide: set[Var] = set()
+        self.functions: dict[tuple[str, str], Function] = {}
+        self.locals: dict[tuple[str, str | None], set[str]] = defaultdict(set)
+        self.evaluations = 0
+        self.sites: dict[int, tuple[set[Value], bool]] = {}  # id(FlowCall) -> callees, known
+        self._boxes: dict[int, Value] = {}
+        # Worklist propagation: a statement is re-run only when a variable it read grew.
+        self._statements: list[tuple[str, str, object, object]] = []
+        self._readers: dict[Var, set[int]] = defaultdict(set)
+        self._queued: set[int] = set()
+        self._queue: list[int] = []
+        self._current = -1
+        self._current_path = ""
+        # file -> files whose statements or variables its values came from
+        self.file_deps: dict[str, set[str]] = defaultdict(set)
+        # Static lookups (declarations, members, bases never change while solving).
+        self._vars: dict[tuple[str, str | None, str], Var] = {}
+        self._declared_cache: dict[tuple[str, str | None, str], set[Value]] = {}
+        self._members: dict[tuple[str, str, str], tuple[str, str] | None] = {}
+        self._mros: dict[tuple[str, str], list[SymbolTarget]] = {}
+        self._annotations: dict[tuple[str, str | None, str], set[Value]] = {}
+        self._names = {symbol.name for symbol in lookup.symbols.values()}
+        self._sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]] = defaultdict(list)
+        for path, flow in flows.items():
+            for function in flow.functions:
+                self.functions[(path, function.qualname)] = function
+                names = self.locals[(path, function.qualname)]
+                names.update(p.name for p in function.params)
+            for assign in flow.assigns:
+                if isinstance(assign.target, Name):
+                    self.locals[(path, assign.scope)].add(assign.target.id)
+                    if assign.scope is not None and assign.line:
+                        site = (assign.line, assign.block, ("s", path, id(assign)))
+                        self._sites_of[(path, assign.scope, assign.target.id)].append(site)
+
+    # -- propagation -------------------------------------------------------------------
+
+    def solve(self) -> int:
+        """Propagate to a fixpoint (or the evaluation cap); returns the statements run."""
+        collecting = gc.isenabled()
+        gc.disable()  # millions of small tuples, no cycles: generational scans only cost
+        try:
+            return self._solve()
+        finally:
+            self._current = -1
+            if collecting:
+                gc.enable()
+
+    def _solve(self) -> int:
+        self._seed()
+        statements = self._statements
+        for path, flow in self.flows.items():
+            for function in flow.functions:
+                statements += [("r", path, function, e) for e in function.returns]
+                statements += [("d", path, function, p) for p in function.params if p.default]
+                statements += [("k", path, function, d) for d in function.decorators]
+            statements += [("a", path, a, None) for a in flow.assigns]
+            statements += [("c", path, c, None) for c in flow.calls]
+        self._queue = list(range(len(statements)))
+        self._queue.reverse()
+        self._queued = set(self._queue)
+        budget = MAX_ROUNDS * len(statements)
+        while self._queue and self.evaluations < budget:
+            index = self._queue.pop()
+            self._queued.discard(index)
+            self._current = index
+            self._current_path = statements[index][1]
+            self.evaluations += 1
+            self._apply(*statements[index])
+        return self.evaluations
+
+    def _apply(self, kind: str, path: str, item: object, extra: object) -> None:
+        if kind == "a":
+            assert isinstance(item, Assign)
+            at = (item.line, item.block) if item.line else None
+            values = self.eval(path, item.scope, item.value, at=at)
+            if values:
+                for var in self._targets(path, item.scope, item.target):
+                    self._add(var, values)
+                if isinstance(item.target, Name):
+                    self._add(("s", path, id(item)), values)
+        elif kind == "c":
+            assert isinstance(item, FlowCall)
+            self._call(path, item)
+        else:
+            assert isinstance(item, Function)
+            symbol = self.lookup.symbols.get((path, item.qualname))
+            parent = symbol.parent if symbol is not None else None
+            if kind == "r":
+                self._add(("r", path, item.qualname), self.eval(path, item.qualname, extra))  # type: ignore[arg-type]
+            elif kind == "d":
+                if not isinstance(extra, Param) or extra.default is None:
+                    return
+                var = ("v", path, item.qualname, extra.name)
+                self._add(var, self.eval(path, parent, extra.default))
+            else:
+                # A repository decorator receives the function as its first argument.
+                for value in self.eval(path, parent, extra):  # type: ignore[arg-type]
+                    if value[0] == "f":
+                        self._bind_args(value, [{("f", path, item.qualname)}], (), skip=0)
+
+    def decorators(self, path: str, qualname: str) -> list[Value]:
+        """The repository functions applied as decorators to a function (innermost last)."""
+        function = self.functions.get((path, qualname))
+        symbol = self.lookup.symbols.get((path, qualname))
+        if function is None or symbol is None:
+            return []
+        found: list[Value] = []
+        for decorator in function.decorators:
+            found += [v for v in self.eval(path, symbol.parent, decorator) if v[0] == "f"]
+        return found
+
+    def _seed(self) -> None:
+        for (path, qualname), function in self.functions.items():
+            symbol = self.lookup.symbols.get((path, qualname))
+            if symbol is None:
+                continue
+            enclosing = symbol.parent
+            owner = self.lookup.symbols.get((path, enclosing)) if enclosing else None
+            params = function.params
+            decorators = set(symbol.decorators)
+            in_class = owner is not None and owner.kind in CLASS_KINDS
+            if in_class and params and "staticmethod" not in decorators:
+                kind = "c" if "classmethod" in decorators else "i"
+                self._add(("v", path, qualname, params[0].name), [(kind, path, enclosing)])
+                params = params[1:]
+            for param in params:
+                var = ("v", path, qualname, param.name)
+                if param.annotation:
+                    self._add(var, self._annotation(path, enclosing, param.annotation))
+            if function.annotation:
+                self._add(
+                    ("r", path, qualname), self._annotation(path, enclosing, function.annotation)
+                )
+
+    def _call(self, path: str, call: FlowCall) -> None:
+        func = call.func
+        at = (call.line, call.block)
+        if isinstance(func, Attr):
+            receiver = self.eval(path, call.scope, func.obj, at=at)
+            callees: set[Value] = set()
+            for value in receiver:
+                callees |= self.attribute(value, func.name)
+            known = bool(receiver)
+        else:
+            callees = self.eval(path, call.scope, func, at=at)
+            known = isinstance(func, Item)  # an element is never the container's name
+        # The last run of a call sees its inputs' final values (growth re-queues it).
+        self.sites[id(call)] = (callees, known)
+        if not callees:
+            return
+        args = [
+            self.eval(path, call.scope, a, at=at) if a is not None else set() for a in call.args
+        ]
+        keywords = tuple((k, self.eval(path, call.scope, v, at=at)) for k, v in call.keywords)
+        for callee in callees:
+            if callee[0] in ("f", "b"):
+                self._bind_args(callee, args, keywords, skip=1 if callee[0] == "b" else 0)
+            elif callee[0] == "c":
+                init = self.member(str(callee[1]), str(callee[2]), "__init__")
+                if init is not None:
+                    self._bind_args(("f", *init), args, keywords, skip=1)
+
+    def _bind_args(
+        self,
+        callee: Value,
+        args: list[set[Value]],
+        keywords: tuple[tuple[str, set[Value]], ...],
+        *,
+        skip: int,
+    ) -> None:
+        path, qualname = str(callee[1]), str(callee[2])
+        function = self.functions.get((path, qualname))
+        if function is None:
+            return
+        params = function.params[skip:]
+        positional = [p for p in params if p.kind == "pos"]
+        for param, arg in zip(positional, args, strict=False):
+            self._add(("v", path, qualname, param.name), arg)
+        by_name = {p.name for p in params if p.kind in ("pos", "kw")}
+        for key, values in keywords:
+            if key in by_name:
+                self._add(("v", path, qualname, key), values)
+
+    def _targets(self, path: str, scope: str | None, target: Expr) -> Iterator[Var]:
+        if isinstance(target, Name):
+            yield self._var(path, scope, target.id)
+        elif isinstance(target, Attr):
+            for value in self.eval(path, scope, target.obj):
+                if value[0] in ("i", "c"):
+                    yield ("a", value[1], value[2], target.name)
+                elif value[0] == "m" and value[2]:
+                    yield ("v", value[2][0], None, target.name)  # type: ignore[index]
+        elif isinstance(target, Item):
+            for value in self.eval(path, scope, target.obj):
+                if value[0] == "x":
+                    yield ("e", value)
