@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
 from strata.code.reads import CodeReads
+from strata.git import Git
 from strata.ontology import Ontology
 from strata.temporal import AsOf
 from tests.gitrepo import GitRepo
