@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,6 +29,7 @@ from strata.code.modules import (
     binding_paths,
     detect_packages,
 )
+from strata.code.parallel import parse_parallel
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
 from strata.code.resolver import Resolver
@@ -63,6 +63,7 @@ class IndexResult:
     calls_unresolved: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     parse_errors: int = 0
+    parse_workers: int = 0  # helper processes that parsed (0: parsed in this process)
     facts: int = 0
     created: int = 0
     closed: int = 0
@@ -332,20 +333,22 @@ class CodeIndexer:
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
             todo.append((entry, data))
-        parsed = self._parse_all([(e.path, d) for e, d in todo])
+        parsed = self._parse_all(run.result, [(e.path, d) for e, d in todo])
         for (entry, _), extract in zip(todo, parsed, strict=True):
             out.files[entry.path] = (entry.blob, extract)
         run.result.files_parsed = len(todo)
         return out, skipped
 
-    def _parse_all(self, items: list[tuple[str, bytes]]) -> Iterator[FileExtract]:
-        if len(items) < PARALLEL_PARSE_MIN_FILES or self.workers <= 1:
-            for item in items:
-                yield _parse_one(item)
-            return
+    def _parse_all(
+        self, result: IndexResult, items: list[tuple[str, bytes]]
+    ) -> list[FileExtract]:
+        """Parse in this process below the threshold (helpers cost ~0.3 s to start),
+        else in helper processes, which work in a Celery prefork child too."""
         workers = min(self.workers, os.cpu_count() or 1)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(_parse_one, items, chunksize=64)
+        if len(items) < PARALLEL_PARSE_MIN_FILES or workers <= 1:
+            return [_parse_one(item) for item in items]
+        result.parse_workers = workers
+        return parse_parallel(items, workers)
 
     def _incremental_paths(self, run: _Run, base: str) -> tuple[set[str], set[str]]:
         """Files to re-sync (changed, and dependents that may resolve differently) and
