@@ -105,7 +105,10 @@ class _Run:
     projection: CodeProjection
     packages: list[PackageInfo] = field(default_factory=list)
     extracts: ExtractSet = field(default_factory=ExtractSet)
+    # The cached set of the indexed head (path -> its old state), and whatever
+    # set the cache held (reusable by blob, whichever commit it is of).
     previous: ExtractSet = field(default_factory=ExtractSet)
+    reusable: ExtractSet = field(default_factory=ExtractSet)
     index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
 
 
@@ -214,7 +217,9 @@ class CodeIndexer:
         selection = select(tree, _supported, self.max_file_bytes)
         run.packages = detect_packages([e.path for e in tree], self._manifests(run.git, tree))
         run.clock.lap("list")
-        run.previous = self.cache.load(snap.repo, snap.ref, head=run.result.base)
+        run.reusable = self.cache.load(snap.repo, snap.ref, head=run.result.base)
+        if run.reusable.commit is not None and run.reusable.commit == run.result.base:
+            run.previous = run.reusable
         run.extracts, by_content = self._parse(run, selection.files)
         selection.skipped.update(by_content)
         run.result.skipped = dict(selection.skipped)
@@ -318,7 +323,7 @@ class CodeIndexer:
 
     def _parse(self, run: _Run, files: list[TreeEntry]) -> tuple[ExtractSet, dict[str, int]]:
         """Extracts of ``files``: from the previous run's cache by blob, else parsed."""
-        cached = run.previous.by_blob()
+        cached = run.reusable.by_blob()
         out = ExtractSet()
         missing = [e for e in files if e.blob not in cached]
         skipped: dict[str, int] = {}
@@ -339,9 +344,7 @@ class CodeIndexer:
         run.result.files_parsed = len(todo)
         return out, skipped
 
-    def _parse_all(
-        self, result: IndexResult, items: list[tuple[str, bytes]]
-    ) -> list[FileExtract]:
+    def _parse_all(self, result: IndexResult, items: list[tuple[str, bytes]]) -> list[FileExtract]:
         """Parse in this process below the threshold (helpers cost ~0.3 s to start),
         else in helper processes, which work in a Celery prefork child too."""
         workers = min(self.workers, os.cpu_count() or 1)

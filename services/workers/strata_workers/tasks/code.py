@@ -45,4 +45,7 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
             changed_symbols=result.changed_symbols,
         )
     ctx.jobs.succeed(parsed.job_id, summary)
+    # The cache write ran beside the follow-up; it ends before the task does, so a
+    # pool child recycled after this task cannot take it down half done.
+    ctx.code.cache.flush()
     return summary
