@@ -298,8 +298,40 @@ class CodeIndexer:
     def index_history(
         self, git: Git, repo: str, ref: str, commits: Iterable[str]
     ) -> list[IndexResult]:
-        """Index commits oldest first; each one is an incremental step from the last."""
-        return [self.index(git, repo, ref, sha) for sha in commits]
+        """Index first-parent commits oldest first, each an incremental step from the last.
+
+        Commits the indexed head already covers (the head and its ancestors) are
+        skipped, and reported as one ``unchanged`` result: running the same
+        history again changes nothing and is not an error.
+        """
+        pending = list(commits)
+        covered = self._covered(git, repo, ref, pending)
+        results: list[IndexResult] = []
+        if covered:
+            clock = _Clock()
+            head = self._branch_state(repo, ref) or {}
+            done = IndexResult(repo, ref, pending[covered - 1], head.get("head"), "unchanged")
+            done.seconds = clock.done()
+            results.append(done)
+        results.extend(self.index(git, repo, ref, sha) for sha in pending[covered:])
+        return results
+
+    def _covered(self, git: Git, repo: str, ref: str, commits: list[str]) -> int:
+        """How many of ``commits`` (a first-parent chain, oldest first) the indexed head
+        already holds. Along such a chain ancestry is monotonic, so a binary search
+        asks git O(log n) times."""
+        branch = self._branch_state(repo, ref)
+        head = branch.get("head") if branch else None
+        if not isinstance(head, str) or not git.has_commit(head):
+            return 0
+        low, high = 0, len(commits)  # commits[:low] are covered, commits[high:] are not
+        while low < high:
+            mid = (low + high) // 2
+            if commits[mid] == head or git.is_ancestor(commits[mid], head):
+                low = mid + 1
+            else:
+                high = mid
+        return low
 
     # -- helpers ---------------------------------------------------------------------
 
