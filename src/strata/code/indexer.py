@@ -15,7 +15,7 @@ import posixpath
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
@@ -34,7 +34,6 @@ from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
 from strata.code.resolver import Resolver
 from strata.code.select import select, skip_reason_for_content
-from strata.errors import GitError
 from strata.facts import EdgeFact, Fact, StateFact
 from strata.graph.reads import Reads
 from strata.graph.store import Closures, FactStore, WriteResult
@@ -52,7 +51,8 @@ class IndexResult:
     ref: str
     commit: str
     base: str | None
-    mode: str  # full | incremental | unchanged
+    mode: str  # full | incremental | unchanged | deleted
+    rewind: bool = False  # the ref moved back or sideways (valid from the move, not the commit)
     files_total: int = 0
     files_parsed: int = 0
     files_written: int = 0
@@ -137,9 +137,16 @@ class CodeIndexer:
 
     # -- entry points ----------------------------------------------------------------
 
-    def index(self, git: Git, repo: str, ref: str, after: str) -> IndexResult:
-        """Bring the projection of ``repo``/``ref`` to commit ``after``."""
-        run = self._start(git, repo, ref, after)
+    def index(
+        self, git: Git, repo: str, ref: str, after: str, *, moved_at: datetime | None = None
+    ) -> IndexResult:
+        """Bring the projection of ``repo``/``ref`` to commit ``after``.
+
+        ``moved_at`` is when the ref moved to ``after`` (a push's arrival); it
+        dates the new state only when ``after`` does not descend from the
+        indexed head (see :meth:`_start`).
+        """
+        run = self._start(git, repo, ref, after, moved_at)
         if run.result.mode == "unchanged":
             run.result.seconds = run.clock.done()
             return run.result
@@ -181,34 +188,30 @@ class CodeIndexer:
         self.progress("done", run.result.as_dict())
         return run.result
 
-    def _start(self, git: Git, repo: str, ref: str, rev: str) -> _Run:
-        """Resolve the commit and decide between full, incremental and nothing to do."""
+    def _start(self, git: Git, repo: str, ref: str, rev: str, moved_at: datetime | None) -> _Run:
+        """Resolve the commit and decide between full, incremental and nothing to do.
+
+        A commit that does not descend from the indexed head (a rewind to an
+        ancestor, a force push to rewritten history, an old head git no longer
+        has) moved the ref back or sideways: its state holds from ``moved_at``
+        (default now), the moment the ref moved, not from its commit time, which
+        lies before the facts it replaces.
+        """
         clock = _Clock()
         git.check()
         after = git.resolve(rev)
         commit = git.commit(after)
         branch = self._branch_state(repo, ref)
         base = branch.get("head") if branch else None
-        if (
-            base is not None
-            and base != after
-            and git.has_commit(base)
-            and git.is_ancestor(after, base)
-        ):
-            raise GitError(
-                f"{ref} of {repo} is already indexed at {base[:12]}, which is newer than "
-                f"{after[:12]}; history is indexed in commit order",
-                hint="index newer commits only, or rebuild the repository",
-            )
-        valid_at = commit.committed_at
-        previous_valid = branch.get("valid_at") if branch else None
-        if isinstance(previous_valid, datetime) and valid_at <= previous_valid:
-            valid_at = previous_valid + timedelta(microseconds=1)  # clock skew between commits
-        incremental = base is not None and git.has_commit(base)
-        mode = "unchanged" if base == after else ("incremental" if incremental else "full")
+        known = base is not None and git.has_commit(base)
+        moved = base is not None and base != after and not (known and git.is_ancestor(base, after))
+        valid_at = (moved_at or datetime.now(UTC)) if moved else commit.committed_at
+        valid_at = _after_previous(valid_at, branch)
+        mode = "unchanged" if base == after else ("incremental" if known else "full")
         snapshot = Snapshot(repo, ref, commit, valid_at)
         projection = CodeProjection(self.store.ontology, snapshot, ModuleIndex({}, []))
-        return _Run(git, snapshot, IndexResult(repo, ref, after, base, mode), clock, projection)
+        result = IndexResult(repo, ref, after, base, mode, rewind=moved)
+        return _Run(git, snapshot, result, clock, projection)
 
     def _read_tree(self, run: _Run) -> None:
         """List the tree, detect packages, and parse what the cache does not hold."""
@@ -332,6 +335,42 @@ class CodeIndexer:
             else:
                 high = mid
         return low
+
+    def delete_branch(self, repo: str, ref: str, *, at: datetime | None = None) -> IndexResult:
+        """The ref was deleted at ``at`` (default now): close every open fact it scopes
+        (files, symbols, their edges, packages, the head) at that moment.
+
+        Nothing is removed: as of before ``at`` the branch reads as it was. The
+        head closes last, so a run cut short is finished by running it again;
+        a ref that is not indexed (or already deleted) changes nothing.
+        """
+        clock = _Clock()
+        branch = self._branch_state(repo, ref)
+        zero = "0" * 40
+        if branch is None:
+            result = IndexResult(repo, ref, zero, None, "unchanged")
+            result.seconds = clock.done()
+            self.progress("done", result.as_dict())
+            return result
+        result = IndexResult(repo, ref, zero, str(branch.get("head")), "deleted")
+        when = _after_previous(at or datetime.now(UTC), branch)
+        file_node = self.store.ontology.node("File")
+        paths = sorted(self.code_reads.open_file_paths(repo, ref))
+        scopes = [file_node.make_key({"repo": repo, "ref": ref, "path": p}) for p in paths]
+        branch_key = self.store.ontology.node("Branch").make_key({"repo": repo, "ref": ref})
+        files = self.store.closures("code", scopes, [], at=when, repo=repo)
+        head = self.store.closures("code", [branch_key], [], at=when, repo=repo)
+        last: list[Fact] = [
+            f for f in head.states if isinstance(f, StateFact) and f.label == "Branch"
+        ]
+        self._write([*files.states, *files.edges], result)
+        self._write([*head.edges, *(f for f in head.states if f not in last)], result)
+        self._write(last, result)
+        result.files_deleted = len(paths)
+        result.changed_paths = paths
+        result.seconds = clock.done()
+        self.progress("done", result.as_dict())
+        return result
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -498,6 +537,15 @@ class CodeIndexer:
         result.closed += total.closed
         result.expired += total.expired
         result.unchanged += total.unchanged
+
+
+def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> datetime:
+    """``valid_at``, moved just past the indexed head's time if it is not later
+    (clock skew between commits, or a move dated before the last index)."""
+    previous = branch.get("valid_at") if branch else None
+    if isinstance(previous, datetime) and valid_at <= previous:
+        return previous + timedelta(microseconds=1)
+    return valid_at
 
 
 def _reaches(index: ModuleIndex, path: str, targets: set[str]) -> bool:

@@ -154,14 +154,22 @@ def worker_process(settings: Settings, tmp: Path, *, concurrency: int = 1) -> It
                 proc.wait(timeout=10)
 
 
-def push(base: str, repo: str, before: str, after: str, *, ref: str = "refs/heads/main") -> str:
+def push(
+    base: str,
+    repo: str,
+    before: str,
+    after: str,
+    *,
+    ref: str = "refs/heads/main",
+    forced: bool = False,
+) -> str:
     """A signed GitHub push webhook; the id of the reindex job it queued."""
     body = json.dumps(
         {
             "ref": ref,
             "before": before,
             "after": after,
-            "forced": False,
+            "forced": forced,
             "created": before == ZERO,
             "deleted": False,
             "repository": {"full_name": repo},
