@@ -32,8 +32,7 @@ def describe(exception: BaseException | None, job_id: str, *, limit_s: int) -> d
         ).to_dict()
     if isinstance(exception, WorkerLostError):
         return WorkerLost(
-            "the worker process running this job exited before it ended"
-            " (killed, or out of memory)",
+            "the worker process running this job exited before it ended (killed, or out of memory)",
             hint="check the worker's memory limit and log, then push again",
         ).to_dict()
     if isinstance(exception, StrataError):
