@@ -128,10 +128,13 @@ def scrub_paths(text: str) -> str:
     """Replace absolute paths that exist on this machine by ``<server>/<last part>``."""
 
     def cut(match: re.Match[str]) -> str:
-        found = match.group(0)
-        if os.path.exists(found) or os.path.isdir(os.path.dirname(found.rstrip("/"))):
-            return f"<server>/{os.path.basename(found.rstrip('/'))}"
-        return found
+        found = match.group(0).rstrip("/")
+        parent = os.path.dirname(found)
+        # It exists, or its folder does (a missing file named in an error); a
+        # folder of the root alone says nothing (``/users/{id}`` is a route).
+        if os.path.exists(found) or (parent != "/" and os.path.isdir(parent)):
+            return f"<server>/{os.path.basename(found)}"
+        return match.group(0)
 
     return _ABSOLUTE.sub(cut, text)
 
