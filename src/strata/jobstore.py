@@ -3,6 +3,13 @@
 The API creates a record when it enqueues a task; the worker moves it through
 ``running`` to ``succeeded`` or ``failed`` and reports progress counters on
 the way. Records expire after ``RETENTION_S``.
+
+A running job carries a heartbeat (``heartbeat_at``, renewed every
+``heartbeat_s`` by the worker). A worker can vanish without a word (a SIGKILL,
+an OOM kill, a lost node): every read of a record whose heartbeat is older
+than :func:`lost_after` marks it failed with a :class:`WorkerLost` error, so no
+reader ever waits on a job nobody runs. Should the broker redeliver the task
+later, the new run counts the lost attempt and may still succeed.
 """
 
 from __future__ import annotations
@@ -15,12 +22,38 @@ from typing import Any, Literal
 
 import redis
 
-from strata.errors import NotFound
+from strata.errors import NotFound, StrataError
 
 JobState = Literal["queued", "running", "succeeded", "failed"]
 RETENTION_S = 30 * 24 * 3600
+LOST_AFTER_BEATS = 4
+LOST_AFTER_MIN_S = 10.0
 _KEY = "strata:job:{id}"
 _REPO_INDEX = "strata:jobs:{repo}"
+
+
+class WorkerLost(StrataError):
+    """The worker running the job died or stopped answering before the job ended."""
+
+    code = "worker_lost"
+    retryable = True
+
+
+class JobTimedOut(StrataError):
+    """The job ran past its time limit and was stopped."""
+
+    code = "time_limit"
+
+
+class UnexpectedJobError(StrataError):
+    """The job failed on an error Strata did not expect (the worker log has the trace)."""
+
+    code = "internal_error"
+
+
+def lost_after(heartbeat_s: float) -> float:
+    """Seconds without a heartbeat after which a running job counts as lost."""
+    return max(LOST_AFTER_BEATS * heartbeat_s, heartbeat_s + LOST_AFTER_MIN_S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +69,20 @@ class JobRecord:
     result: dict[str, Any] = field(default_factory=dict)
     error: dict[str, Any] | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    heartbeat_at: datetime | None = None
+    heartbeat_s: float | None = None
+    worker: str | None = None  # host:pid of the process running (or that last ran) it
+    attempts: int = 0  # runs started (a retry or a redelivery is one more)
+    lost: int = 0  # runs whose worker vanished before they ended
+
+    def is_lost(self, now: datetime) -> bool:
+        """Running, with a heartbeat older than the record's own interval allows."""
+        if self.state != "running" or not self.heartbeat_s:
+            return False
+        last = self.heartbeat_at or self.started_at
+        if last is None:
+            return False
+        return (now - last).total_seconds() > lost_after(self.heartbeat_s)
 
     @classmethod
     def load(cls, raw: dict[bytes, bytes]) -> JobRecord:
@@ -58,6 +105,11 @@ class JobRecord:
             result=json.loads(data.get("result") or "{}"),
             error=json.loads(data["error"]) if data.get("error") else None,
             params=json.loads(data.get("params") or "{}"),
+            heartbeat_at=when("heartbeat_at"),
+            heartbeat_s=float(data["heartbeat_s"]) if data.get("heartbeat_s") else None,
+            worker=data.get("worker") or None,
+            attempts=int(data.get("attempts") or 0),
+            lost=int(data.get("lost") or 0),
         )
 
 
@@ -107,15 +159,34 @@ class JobStore:
         pipe.execute()
         return record
 
-    def _update(self, job_id: str, **fields: str) -> None:
+    def _update(self, job_id: str, *, clear: tuple[str, ...] = (), **fields: str) -> None:
         key = _KEY.format(id=job_id)
         if not self._redis.exists(key):
             raise NotFound(f"no job {job_id!r}", job_id=job_id)
         mapping: dict[Any, Any] = dict(fields)
-        self._redis.hset(key, mapping=mapping)
+        pipe = self._redis.pipeline()
+        pipe.hset(key, mapping=mapping)
+        if clear:
+            pipe.hdel(key, *clear)
+        pipe.execute()
 
-    def start(self, job_id: str) -> None:
-        self._update(job_id, state="running", started_at=datetime.now(UTC).isoformat(), error="")
+    def start(self, job_id: str, *, worker: str = "", heartbeat_s: float | None = None) -> int:
+        """Mark a run started (with a first heartbeat); how many earlier runs were lost.
+
+        A run that started and never recorded an end (``succeed`` or ``fail``)
+        had its worker vanish: the next start counts it.
+        """
+        now = _now()
+        lost = self._redis.eval(
+            _START, 1, _KEY.format(id=job_id), now, str(heartbeat_s or ""), worker
+        )
+        if int(lost) < 0:
+            raise NotFound(f"no job {job_id!r}", job_id=job_id)
+        return int(lost)
+
+    def beat(self, job_id: str) -> bool:
+        """Renew the heartbeat of a running job; False once it is no longer running."""
+        return bool(self._redis.eval(_BEAT, 1, _KEY.format(id=job_id), _now()))
 
     def progress(self, job_id: str, **counters: Any) -> None:
         self._update(job_id, progress=json.dumps(counters, default=str))
@@ -123,22 +194,61 @@ class JobStore:
     def succeed(self, job_id: str, result: dict[str, Any]) -> None:
         self._update(
             job_id,
+            clear=("run_open",),
             state="succeeded",
-            finished_at=datetime.now(UTC).isoformat(),
+            finished_at=_now(),
             result=json.dumps(result, default=str),
         )
 
     def fail(self, job_id: str, error: dict[str, Any], *, final: bool = True) -> None:
+        """Record ``error``; a final one ends the job, else it waits queued for its retry
+        (not running: nobody beats for it during the backoff)."""
         fields = {"error": json.dumps(error, default=str)}
         if final:
-            fields |= {"state": "failed", "finished_at": datetime.now(UTC).isoformat()}
-        self._update(job_id, **fields)
+            fields |= {"state": "failed", "finished_at": _now()}
+        else:
+            fields |= {"state": "queued"}
+        self._update(job_id, clear=("run_open",), **fields)
+
+    def fail_if_open(self, job_id: str, error: dict[str, Any]) -> bool:
+        """End a job that is still queued or running with ``error`` (a worker's main
+        process reporting what its pool child could not: a hard time limit, a lost
+        child); a job that already ended, or no job, is left alone."""
+        return bool(
+            self._redis.eval(
+                _FAIL_IF_OPEN, 1, _KEY.format(id=job_id), _now(), json.dumps(error, default=str)
+            )
+        )
+
+    def _mark_lost(self, record: JobRecord) -> JobRecord:
+        """Fail a running job whose heartbeat stopped (only if it is still that stale)."""
+        since = record.heartbeat_at or record.started_at
+        error = WorkerLost(
+            f"the worker running this {record.kind} job stopped sending heartbeats"
+            f" (last at {since.isoformat() if since else '?'})",
+            hint="the worker died or hung; push again or re-run the job "
+            "(a redelivered run may still finish it)",
+            worker=record.worker,
+        ).to_dict()
+        expected = record.heartbeat_at.isoformat() if record.heartbeat_at else ""
+        self._redis.eval(
+            _MARK_LOST, 1, _KEY.format(id=record.id), expected, _now(), json.dumps(error)
+        )
+        return self._load(record.id) or record
+
+    def _load(self, job_id: str) -> JobRecord | None:
+        raw = self._redis.hgetall(_KEY.format(id=job_id))
+        return JobRecord.load(raw) if raw else None  # type: ignore[arg-type]
 
     def get(self, job_id: str) -> JobRecord:
-        raw = self._redis.hgetall(_KEY.format(id=job_id))
-        if not raw:
+        """The record; a running job with a stale heartbeat is marked lost first."""
+        record = self._load(job_id)
+        if record is None:
             raise NotFound(f"no job {job_id!r}", job_id=job_id)
-        return JobRecord.load(raw)  # type: ignore[arg-type]
+        return self._checked(record)
+
+    def _checked(self, record: JobRecord) -> JobRecord:
+        return self._mark_lost(record) if record.is_lost(datetime.now(UTC)) else record
 
     def for_repo(self, repo: str, *, limit: int = 20) -> list[JobRecord]:
         ids: list[bytes] = self._redis.zrevrange(  # type: ignore[assignment]
@@ -147,4 +257,40 @@ class JobStore:
         pipe = self._redis.pipeline(transaction=False)  # one round trip for the page
         for raw_id in ids:
             pipe.hgetall(_KEY.format(id=raw_id.decode()))
-        return [JobRecord.load(raw) for raw in pipe.execute() if raw]
+        return [self._checked(JobRecord.load(raw)) for raw in pipe.execute() if raw]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+# Each script is one atomic step on one record (KEYS[1]); a missing record is left alone.
+_START = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local lost = tonumber(redis.call('HGET', KEYS[1], 'lost') or '0')
+if redis.call('HGET', KEYS[1], 'run_open') == '1' then
+  lost = redis.call('HINCRBY', KEYS[1], 'lost', 1)
+end
+redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', ARGV[1], 'heartbeat_at', ARGV[1],
+  'heartbeat_s', ARGV[2], 'worker', ARGV[3], 'error', '', 'finished_at', '', 'run_open', '1')
+return lost
+"""
+_BEAT = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'heartbeat_at', ARGV[1])
+return 1
+"""
+_MARK_LOST = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return 0 end
+if (redis.call('HGET', KEYS[1], 'heartbeat_at') or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'failed', 'finished_at', ARGV[2], 'error', ARGV[3])
+return 1
+"""
+_FAIL_IF_OPEN = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if state ~= 'queued' and state ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'failed', 'finished_at', ARGV[1], 'error', ARGV[2])
+redis.call('HDEL', KEYS[1], 'run_open')
+return 1
+"""

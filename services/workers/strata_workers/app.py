@@ -48,4 +48,7 @@ def create_celery(settings: Settings) -> Celery:
     app.conf.strata_settings = settings
     for module in TASK_MODULES:
         __import__(module)
+    from strata_workers import signals
+
+    signals.connect()
     return app

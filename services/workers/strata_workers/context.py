@@ -57,6 +57,11 @@ _lock = threading.Lock()
 _context: WorkerContext | None = None
 
 
+def current_context() -> WorkerContext | None:
+    """The process's context if one was built (nothing is built here)."""
+    return _context
+
+
 def worker_context(settings: Settings) -> WorkerContext:
     """The process's context for these settings (built once)."""
     global _context  # noqa: PLW0603 - one context per worker process, by design

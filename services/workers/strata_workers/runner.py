@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
+import os
+import re
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from celery.exceptions import Ignore, Reject, Retry, SoftTimeLimitExceeded
+from redis.exceptions import LockError
+
 from strata.errors import DatabaseUnavailable, NotFound, StrataError
 from strata.git import Git, open_repository
+from strata.jobstore import JobTimedOut, UnexpectedJobError, WorkerLost
 from strata.registry import RepoRegistration
 from strata_workers.context import WorkerContext, worker_context
 
@@ -20,22 +31,143 @@ RETRY: dict[str, Any] = {
     "retry_backoff_max": 300,
     "max_retries": 8,
 }
-LOCK_TIMEOUT_S = 3600
+# The job record's heartbeat and the repository lock's lease are renewed this
+# often; a dead worker's job reads as lost after a few missed beats
+# (strata.jobstore.lost_after) and its lock frees itself after LOCK_LEASE_S.
+HEARTBEAT_S = 5.0
+LOCK_LEASE_S = 30
+LOCK_WAIT_S = 600
+# A job whose worker died this many times (an OOM on the same input, say) is
+# failed instead of being run again.
+MAX_LOST_RUNS = 2
+
+log = logging.getLogger(__name__)
+_PASS_THROUGH = (Retry, Ignore, Reject)  # Celery's own control flow, not failures
+
+
+@contextmanager
+def tracked(task: Any, job_id: str) -> Iterator[WorkerContext]:
+    """Run a job with a heartbeat; record every failure that is not a StrataError.
+
+    StrataErrors are re-raised for the caller to record (it knows whether to
+    retry); anything else ends the job FAILED with a typed error whose message
+    holds no server detail (the worker log has the traceback).
+    """
+    ctx = worker_context(task.app.conf.strata_settings)
+    lost = ctx.jobs.start(
+        job_id, worker=f"{socket.gethostname()}:{os.getpid()}", heartbeat_s=HEARTBEAT_S
+    )
+    if lost >= MAX_LOST_RUNS:
+        error = WorkerLost(
+            f"the worker running this job died {lost} times; it is not run again",
+            hint="check the worker's memory limit and log, then push again",
+        )
+        ctx.jobs.fail(job_id, error.to_dict())
+        raise error
+    beat = Every(HEARTBEAT_S, lambda: ctx.jobs.beat(job_id), name="strata-job-heartbeat")
+    try:
+        yield ctx
+    except (StrataError, *_PASS_THROUGH):
+        raise
+    except SoftTimeLimitExceeded as exc:
+        limit = ctx.settings.task_time_limit_s
+        timed_out = JobTimedOut(
+            f"the job ran past its time limit ({limit} s) and was stopped",
+            hint="raise STRATA_TASK_TIME_LIMIT_S (and the visibility timeout with it)",
+        )
+        ctx.jobs.fail(job_id, timed_out.to_dict())
+        raise timed_out from exc
+    except Exception as exc:
+        log.exception("job %s failed on an unexpected %s", job_id, type(exc).__name__)
+        ctx.jobs.fail(job_id, unexpected(exc, job_id).to_dict())
+        raise
+    finally:
+        beat.stop()
 
 
 @contextmanager
 def job_run(task: Any, job_id: str) -> Iterator[WorkerContext]:
-    """Mark the job running; record a failure (final, or before a retry) and re-raise."""
-    ctx = worker_context(task.app.conf.strata_settings)
-    ctx.jobs.start(job_id)
-    try:
-        yield ctx
-    except DatabaseUnavailable as exc:
-        ctx.jobs.fail(job_id, exc.to_dict(), final=task.request.retries >= task.max_retries)
-        raise
-    except StrataError as exc:
-        ctx.jobs.fail(job_id, exc.to_dict())
-        raise
+    """A tracked job whose StrataErrors are recorded too (final, or before a retry)."""
+    with tracked(task, job_id) as ctx:
+        try:
+            yield ctx
+        except DatabaseUnavailable as exc:
+            final = task.request.retries >= task.max_retries
+            ctx.jobs.fail(job_id, public_error(exc), final=final)
+            raise
+        except StrataError as exc:
+            ctx.jobs.fail(job_id, public_error(exc))
+            raise
+
+
+def unexpected(exc: BaseException, job_id: str) -> UnexpectedJobError:
+    """What a client may see of an error Strata did not expect: its type, not its text
+    (which can hold server paths, hosts or data)."""
+    return UnexpectedJobError(
+        f"the job failed on an unexpected {type(exc).__name__}",
+        hint=f"the worker log has the details (job {job_id})",
+    )
+
+
+def public_error(exc: StrataError) -> dict[str, Any]:
+    """``exc.to_dict()`` with this server's absolute paths cut to their last part."""
+    out = exc.to_dict()
+    for field in ("message", "hint"):
+        if isinstance(out.get(field), str):
+            out[field] = scrub_paths(out[field])
+    if _has_paths(out.get("details")):
+        del out["details"]  # structured details are for the log, not for clients
+    return out
+
+
+_ABSOLUTE = re.compile(r"(?<![\w.:/~-])/(?:[\w.@+-]+/)+[\w.@+-]*")
+
+
+def scrub_paths(text: str) -> str:
+    """Replace absolute paths that exist on this machine by ``<server>/<last part>``."""
+
+    def cut(match: re.Match[str]) -> str:
+        found = match.group(0).rstrip("/")
+        parent = os.path.dirname(found)
+        # It exists, or its folder does (a missing file named in an error); a
+        # folder of the root alone says nothing (``/users/{id}`` is a route).
+        if os.path.exists(found) or (parent != "/" and os.path.isdir(parent)):
+            return f"<server>/{os.path.basename(found)}"
+        return match.group(0)
+
+    return _ABSOLUTE.sub(cut, text)
+
+
+def _has_paths(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    text = json.dumps(value, default=str)
+    return scrub_paths(text) != text
+
+
+class Every:
+    """Call ``beat`` every ``seconds`` on a daemon thread until :meth:`stop`.
+
+    Daemon on purpose: a heartbeat must die with its process, that is the signal.
+    """
+
+    def __init__(self, seconds: float, beat: Callable[[], object], *, name: str) -> None:
+        self._stop = threading.Event()
+        self._seconds = seconds
+        self._beat = beat
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._seconds):
+            try:
+                self._beat()
+            except Exception:  # a missed beat is retried at the next one
+                log.warning("%s failed", self._thread.name, exc_info=True)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self._seconds + 5)
 
 
 def registered_repository(ctx: WorkerContext, name: str) -> tuple[RepoRegistration, Git]:
@@ -54,14 +186,27 @@ def registered_repository(ctx: WorkerContext, name: str) -> tuple[RepoRegistrati
 
 @contextmanager
 def repository_lock(ctx: WorkerContext, key: str, what: str) -> Iterator[None]:
-    """One writer at a time per repository and layer (waits up to 10 minutes)."""
-    lock = ctx.redis.lock(f"strata:lock:{key}", timeout=LOCK_TIMEOUT_S, blocking_timeout=600)
+    """One writer at a time per repository and layer (waits up to 10 minutes).
+
+    The lock is a lease of LOCK_LEASE_S renewed while the job runs, so a killed
+    worker's lock frees itself within the lease instead of blocking its
+    redelivered job for an hour.
+    """
+    lock = ctx.redis.lock(
+        f"strata:lock:{key}",
+        timeout=LOCK_LEASE_S,
+        blocking_timeout=LOCK_WAIT_S,
+        thread_local=False,  # renewed from the lease thread
+    )
     if not lock.acquire():
         raise DatabaseUnavailable(f"another {what} is still running")
+    lease = Every(LOCK_LEASE_S / 3, lock.reacquire, name="strata-lock-lease")
     try:
         yield
     finally:
-        lock.release()
+        lease.stop()
+        with contextlib.suppress(LockError):  # the lease ran out: another run owns it now
+            lock.release()
 
 
 def throttled_progress(

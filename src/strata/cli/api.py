@@ -130,7 +130,9 @@ def follow_job(
     """Poll ``job(id)`` until it ends; the succeeded job's record (its ``state`` lower-case).
 
     ``describe`` (if given) drives a spinner with the job's progress. A failed job
-    prints its error and exits 1; a job still running after ``timeout`` is an ApiError.
+    (including one whose worker was lost: the server fails a running job whose
+    heartbeat stopped) prints its error and exits 1; a job that vanished, or is
+    still running after ``timeout``, is an ApiError (exit 1 as well).
     """
     deadline = time.monotonic() + timeout
     with Progress(
@@ -143,17 +145,36 @@ def follow_job(
     ) as bar:
         task = bar.add_task("queued")
         while True:
-            state = post(JOB, {"id": job_id}, url=url, api_key=api_key)["data"]["job"]
+            answer = post(JOB, {"id": job_id}, url=url, api_key=api_key)
+            if answer.get("errors"):
+                raise ApiError("; ".join(e.get("message", "?") for e in answer["errors"]))
+            state = (answer.get("data") or {}).get("job")
+            if state is None:
+                raise ApiError(
+                    f"job {job_id} is gone (expired, or not visible to this key)",
+                    hint="list recent jobs: `strata graphql '{ jobs(repository: ...) { id } }'`",
+                )
             state["state"] = str(state["state"]).lower()
             if describe is not None:
                 bar.update(task, description=describe(state))
             if state["state"] in ("succeeded", "failed"):
                 break
             if time.monotonic() > deadline:
-                raise ApiError(f"job {job_id} still {state['state']} after {timeout:.0f}s")
+                raise ApiError(
+                    f"job {job_id} still {state['state']} after {timeout:.0f}s",
+                    hint="it may still finish; raise --timeout or follow it with `strata graphql`",
+                )
             time.sleep(every_s)
     if state["state"] == "failed":
-        error = state.get("error") or {}
-        err_console.print(f"[red]job failed:[/] {error.get('message', error)}", highlight=False)
+        _report_failure(state.get("error") or {})
         raise typer.Exit(1)
     return dict(state)
+
+
+def _report_failure(error: dict[str, Any]) -> None:
+    code = error.get("code", "")
+    what = "job lost" if code == "worker_lost" else "job failed"
+    label = f" ({code})" if code else ""
+    err_console.print(f"[red]{what}{label}:[/] {error.get('message', error)}", highlight=False)
+    if error.get("hint"):
+        err_console.print(f"[yellow]hint:[/] {error['hint']}", highlight=False)

@@ -13,10 +13,9 @@ from __future__ import annotations
 import os
 import posixpath
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
@@ -29,11 +28,11 @@ from strata.code.modules import (
     binding_paths,
     detect_packages,
 )
+from strata.code.parallel import parse_parallel
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
 from strata.code.resolver import Resolver
 from strata.code.select import select, skip_reason_for_content
-from strata.errors import GitError
 from strata.facts import EdgeFact, Fact, StateFact
 from strata.git import Git, TreeEntry
 from strata.graph.reads import Reads
@@ -53,7 +52,8 @@ class IndexResult:
     ref: str
     commit: str
     base: str | None
-    mode: str  # full | incremental | unchanged
+    mode: str  # full | incremental | unchanged | deleted
+    rewind: bool = False  # the ref moved back or sideways (valid from the move, not the commit)
     files_total: int = 0
     files_parsed: int = 0
     files_written: int = 0
@@ -64,6 +64,7 @@ class IndexResult:
     calls_unresolved: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     parse_errors: int = 0
+    parse_workers: int = 0  # helper processes that parsed (0: parsed in this process)
     facts: int = 0
     created: int = 0
     closed: int = 0
@@ -105,7 +106,10 @@ class _Run:
     projection: CodeProjection
     packages: list[PackageInfo] = field(default_factory=list)
     extracts: ExtractSet = field(default_factory=ExtractSet)
+    # The cached set of the indexed head (path -> its old state), and whatever
+    # set the cache held (reusable by blob, whichever commit it is of).
     previous: ExtractSet = field(default_factory=ExtractSet)
+    reusable: ExtractSet = field(default_factory=ExtractSet)
     index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
 
 
@@ -134,9 +138,16 @@ class CodeIndexer:
 
     # -- entry points ----------------------------------------------------------------
 
-    def index(self, git: Git, repo: str, ref: str, after: str) -> IndexResult:
-        """Bring the projection of ``repo``/``ref`` to commit ``after``."""
-        run = self._start(git, repo, ref, after)
+    def index(
+        self, git: Git, repo: str, ref: str, after: str, *, moved_at: datetime | None = None
+    ) -> IndexResult:
+        """Bring the projection of ``repo``/``ref`` to commit ``after``.
+
+        ``moved_at`` is when the ref moved to ``after`` (a push's arrival); it
+        dates the new state only when ``after`` does not descend from the
+        indexed head (see :meth:`_start`).
+        """
+        run = self._start(git, repo, ref, after, moved_at)
         if run.result.mode == "unchanged":
             run.result.seconds = run.clock.done()
             return run.result
@@ -178,34 +189,30 @@ class CodeIndexer:
         self.progress("done", run.result.as_dict())
         return run.result
 
-    def _start(self, git: Git, repo: str, ref: str, rev: str) -> _Run:
-        """Resolve the commit and decide between full, incremental and nothing to do."""
+    def _start(self, git: Git, repo: str, ref: str, rev: str, moved_at: datetime | None) -> _Run:
+        """Resolve the commit and decide between full, incremental and nothing to do.
+
+        A commit that does not descend from the indexed head (a rewind to an
+        ancestor, a force push to rewritten history, an old head git no longer
+        has) moved the ref back or sideways: its state holds from ``moved_at``
+        (default now), the moment the ref moved, not from its commit time, which
+        lies before the facts it replaces.
+        """
         clock = _Clock()
         git.check()
         after = git.resolve(rev)
         commit = git.commit(after)
         branch = self._branch_state(repo, ref)
         base = branch.get("head") if branch else None
-        if (
-            base is not None
-            and base != after
-            and git.has_commit(base)
-            and git.is_ancestor(after, base)
-        ):
-            raise GitError(
-                f"{ref} of {repo} is already indexed at {base[:12]}, which is newer than "
-                f"{after[:12]}; history is indexed in commit order",
-                hint="index newer commits only, or rebuild the repository",
-            )
-        valid_at = commit.committed_at
-        previous_valid = branch.get("valid_at") if branch else None
-        if isinstance(previous_valid, datetime) and valid_at <= previous_valid:
-            valid_at = previous_valid + timedelta(microseconds=1)  # clock skew between commits
-        incremental = base is not None and git.has_commit(base)
-        mode = "unchanged" if base == after else ("incremental" if incremental else "full")
+        known = base is not None and git.has_commit(base)
+        moved = base is not None and base != after and not (known and git.is_ancestor(base, after))
+        valid_at = (moved_at or datetime.now(UTC)) if moved else commit.committed_at
+        valid_at = _after_previous(valid_at, branch)
+        mode = "unchanged" if base == after else ("incremental" if known else "full")
         snapshot = Snapshot(repo, ref, commit, valid_at)
         projection = CodeProjection(self.store.ontology, snapshot, ModuleIndex({}, []))
-        return _Run(git, snapshot, IndexResult(repo, ref, after, base, mode), clock, projection)
+        result = IndexResult(repo, ref, after, base, mode, rewind=moved)
+        return _Run(git, snapshot, result, clock, projection)
 
     def _read_tree(self, run: _Run) -> None:
         """List the tree, detect packages, and parse what the cache does not hold."""
@@ -214,7 +221,9 @@ class CodeIndexer:
         selection = select(tree, _supported, self.max_file_bytes)
         run.packages = detect_packages([e.path for e in tree], self._manifests(run.git, tree))
         run.clock.lap("list")
-        run.previous = self.cache.load(snap.repo, snap.ref, head=run.result.base)
+        run.reusable = self.cache.load(snap.repo, snap.ref, head=run.result.base)
+        if run.reusable.commit is not None and run.reusable.commit == run.result.base:
+            run.previous = run.reusable
         run.extracts, by_content = self._parse(run, selection.files)
         selection.skipped.update(by_content)
         run.result.skipped = dict(selection.skipped)
@@ -293,8 +302,76 @@ class CodeIndexer:
     def index_history(
         self, git: Git, repo: str, ref: str, commits: Iterable[str]
     ) -> list[IndexResult]:
-        """Index commits oldest first; each one is an incremental step from the last."""
-        return [self.index(git, repo, ref, sha) for sha in commits]
+        """Index first-parent commits oldest first, each an incremental step from the last.
+
+        Commits the indexed head already covers (the head and its ancestors) are
+        skipped, and reported as one ``unchanged`` result: running the same
+        history again changes nothing and is not an error.
+        """
+        pending = list(commits)
+        covered = self._covered(git, repo, ref, pending)
+        results: list[IndexResult] = []
+        if covered:
+            clock = _Clock()
+            head = self._branch_state(repo, ref) or {}
+            done = IndexResult(repo, ref, pending[covered - 1], head.get("head"), "unchanged")
+            done.seconds = clock.done()
+            results.append(done)
+        results.extend(self.index(git, repo, ref, sha) for sha in pending[covered:])
+        return results
+
+    def _covered(self, git: Git, repo: str, ref: str, commits: list[str]) -> int:
+        """How many of ``commits`` (a first-parent chain, oldest first) the indexed head
+        already holds. Along such a chain ancestry is monotonic, so a binary search
+        asks git O(log n) times."""
+        branch = self._branch_state(repo, ref)
+        head = branch.get("head") if branch else None
+        if not isinstance(head, str) or not git.has_commit(head):
+            return 0
+        low, high = 0, len(commits)  # commits[:low] are covered, commits[high:] are not
+        while low < high:
+            mid = (low + high) // 2
+            if commits[mid] == head or git.is_ancestor(commits[mid], head):
+                low = mid + 1
+            else:
+                high = mid
+        return low
+
+    def delete_branch(self, repo: str, ref: str, *, at: datetime | None = None) -> IndexResult:
+        """The ref was deleted at ``at`` (default now): close every open fact it scopes
+        (files, symbols, their edges, packages, the head) at that moment.
+
+        Nothing is removed: as of before ``at`` the branch reads as it was. The
+        head closes last, so a run cut short is finished by running it again;
+        a ref that is not indexed (or already deleted) changes nothing.
+        """
+        clock = _Clock()
+        branch = self._branch_state(repo, ref)
+        zero = "0" * 40
+        if branch is None:
+            result = IndexResult(repo, ref, zero, None, "unchanged")
+            result.seconds = clock.done()
+            self.progress("done", result.as_dict())
+            return result
+        result = IndexResult(repo, ref, zero, str(branch.get("head")), "deleted")
+        when = _after_previous(at or datetime.now(UTC), branch)
+        file_node = self.store.ontology.node("File")
+        paths = sorted(self.code_reads.open_file_paths(repo, ref))
+        scopes = [file_node.make_key({"repo": repo, "ref": ref, "path": p}) for p in paths]
+        branch_key = self.store.ontology.node("Branch").make_key({"repo": repo, "ref": ref})
+        files = self.store.closures("code", scopes, [], at=when, repo=repo)
+        head = self.store.closures("code", [branch_key], [], at=when, repo=repo)
+        last: list[Fact] = [
+            f for f in head.states if isinstance(f, StateFact) and f.label == "Branch"
+        ]
+        self._write([*files.states, *files.edges], result)
+        self._write([*head.edges, *(f for f in head.states if f not in last)], result)
+        self._write(last, result)
+        result.files_deleted = len(paths)
+        result.changed_paths = paths
+        result.seconds = clock.done()
+        self.progress("done", result.as_dict())
+        return result
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -318,7 +395,7 @@ class CodeIndexer:
 
     def _parse(self, run: _Run, files: list[TreeEntry]) -> tuple[ExtractSet, dict[str, int]]:
         """Extracts of ``files``: from the previous run's cache by blob, else parsed."""
-        cached = run.previous.by_blob()
+        cached = run.reusable.by_blob()
         out = ExtractSet()
         missing = [e for e in files if e.blob not in cached]
         skipped: dict[str, int] = {}
@@ -333,20 +410,20 @@ class CodeIndexer:
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
             todo.append((entry, data))
-        parsed = self._parse_all([(e.path, d) for e, d in todo])
+        parsed = self._parse_all(run.result, [(e.path, d) for e, d in todo])
         for (entry, _), extract in zip(todo, parsed, strict=True):
             out.files[entry.path] = (entry.blob, extract)
         run.result.files_parsed = len(todo)
         return out, skipped
 
-    def _parse_all(self, items: list[tuple[str, bytes]]) -> Iterator[FileExtract]:
-        if len(items) < PARALLEL_PARSE_MIN_FILES or self.workers <= 1:
-            for item in items:
-                yield _parse_one(item)
-            return
+    def _parse_all(self, result: IndexResult, items: list[tuple[str, bytes]]) -> list[FileExtract]:
+        """Parse in this process below the threshold (helpers cost ~0.3 s to start),
+        else in helper processes, which work in a Celery prefork child too."""
         workers = min(self.workers, os.cpu_count() or 1)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(_parse_one, items, chunksize=64)
+        if len(items) < PARALLEL_PARSE_MIN_FILES or workers <= 1:
+            return [_parse_one(item) for item in items]
+        result.parse_workers = workers
+        return parse_parallel(items, workers)
 
     def _incremental_paths(self, run: _Run, base: str) -> tuple[set[str], set[str]]:
         """Files to re-sync (changed, and dependents that may resolve differently) and
@@ -461,6 +538,15 @@ class CodeIndexer:
         result.closed += total.closed
         result.expired += total.expired
         result.unchanged += total.unchanged
+
+
+def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> datetime:
+    """``valid_at``, moved just past the indexed head's time if it is not later
+    (clock skew between commits, or a move dated before the last index)."""
+    previous = branch.get("valid_at") if branch else None
+    if isinstance(previous, datetime) and valid_at <= previous:
+        return previous + timedelta(microseconds=1)
+    return valid_at
 
 
 def _reaches(index: ModuleIndex, path: str, targets: set[str]) -> bool:

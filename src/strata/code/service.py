@@ -21,8 +21,9 @@ class CodeService:
     """Builds the indexer from settings; one per process.
 
     Its one :class:`ExtractCache` serves every indexer it builds, so a job finds
-    the extracts the previous job of the process kept in memory and waits for its
-    background write. Not for concurrent use from threads: the worker (Celery
+    the extracts the previous job of the process kept in memory. Callers flush
+    the cache (``cache.flush()``) before they report or exit; :meth:`index_path`
+    does so itself. Not for concurrent use from threads: the worker (Celery
     prefork) runs one job at a time per process and the CLI one index at a time.
     """
 
@@ -59,7 +60,10 @@ class CodeService:
         git = Git(path)
         git.check()
         indexer = self.indexer(progress)
-        if since is None and commits is None:
-            return [indexer.index(git, repo, ref, git.resolve(rev))]
-        history = git.history(rev, since=since, max_count=commits)
-        return indexer.index_history(git, repo, ref, history)
+        try:
+            if since is None and commits is None:
+                return [indexer.index(git, repo, ref, git.resolve(rev))]
+            history = git.history(rev, since=since, max_count=commits)
+            return indexer.index_history(git, repo, ref, history)
+        finally:
+            self.cache.flush()  # the CLI exits right after: the parses must be on disk

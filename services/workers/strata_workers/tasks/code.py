@@ -6,7 +6,8 @@ from typing import Any
 
 from celery import shared_task
 
-from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ReindexJob, parse_job
+from strata.errors import NotFound
+from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ZERO_SHAS, ReindexJob, parse_job
 from strata_workers.followups import send_followup
 from strata_workers.runner import (
     RETRY,
@@ -21,15 +22,29 @@ PROGRESS_EVERY_S = 0.5
 
 @shared_task(name=CODE_REINDEX, bind=True, **RETRY)
 def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
-    """Index ``job.after`` of ``job.repo``; idempotent (a repeat changes nothing)."""
+    """Index ``job.after`` of ``job.repo`` (all zeros: the ref was deleted, its facts
+    close); idempotent (a repeat changes nothing)."""
     parsed = parse_job(ReindexJob, job)
     with job_run(self, parsed.job_id) as ctx:
-        registration, git = registered_repository(ctx, parsed.repo)
+        # The push's arrival (the record is made when the API receives it): the
+        # moment a force push moved the ref, or a deletion removed it.
+        moved_at = ctx.jobs.get(parsed.job_id).created_at
         ref = parsed.ref.removeprefix("refs/heads/")
-        with repository_lock(ctx, f"code:{parsed.repo}:{ref}", f"reindex of {parsed.repo}/{ref}"):
-            result = ctx.code.indexer(
-                throttled_progress(ctx, parsed.job_id, PROGRESS_EVERY_S)
-            ).index(git, parsed.repo, ref, parsed.after)
+        progress = throttled_progress(ctx, parsed.job_id, PROGRESS_EVERY_S)
+        lock = f"code:{parsed.repo}:{ref}"
+        if parsed.after in ZERO_SHAS:
+            if ctx.registry.get(parsed.repo) is None:
+                raise NotFound(f"repository {parsed.repo!r} is not registered")
+            with repository_lock(ctx, lock, f"deletion of {parsed.repo}/{ref}"):
+                result = ctx.code.indexer(progress).delete_branch(parsed.repo, ref, at=moved_at)
+            summary = result.as_dict()
+            ctx.jobs.succeed(parsed.job_id, summary)
+            return summary
+        registration, git = registered_repository(ctx, parsed.repo)
+        with repository_lock(ctx, lock, f"reindex of {parsed.repo}/{ref}"):
+            result = ctx.code.indexer(progress).index(
+                git, parsed.repo, ref, parsed.after, moved_at=moved_at
+            )
     summary = result.as_dict()
     if result.mode != "unchanged" and ref == registration.default_branch:
         # Requirements, decisions and trace links follow the default branch only.
@@ -45,4 +60,7 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
             changed_symbols=result.changed_symbols,
         )
     ctx.jobs.succeed(parsed.job_id, summary)
+    # The cache write ran beside the follow-up; it ends before the task does, so a
+    # pool child recycled after this task cannot take it down half done.
+    ctx.code.cache.flush()
     return summary

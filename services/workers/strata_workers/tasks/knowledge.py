@@ -17,8 +17,14 @@ from celery import shared_task
 
 from strata.errors import ConfigError, StrataError
 from strata.jobs import KNOWLEDGE_INGEST, IngestJob, parse_job
-from strata_workers.context import WorkerContext, worker_context
-from strata_workers.runner import registered_repository, repository_lock, throttled_progress
+from strata_workers.context import WorkerContext
+from strata_workers.runner import (
+    public_error,
+    registered_repository,
+    repository_lock,
+    throttled_progress,
+    tracked,
+)
 
 if TYPE_CHECKING:  # imported lazily at run time: the extra may be missing on this worker
     from strata.knowledge.ingest import IngestSummary
@@ -45,17 +51,16 @@ def backoff(retries: int, visibility_timeout_s: int) -> int:
 def ingest(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     """Ingest the documents of ``job.repo`` at ``job.commit``; idempotent per document."""
     parsed = parse_job(IngestJob, job)
-    ctx = worker_context(self.app.conf.strata_settings)
-    ctx.jobs.start(parsed.job_id)
-    try:
-        summary = _run(ctx, parsed)
-    except StrataError as exc:
-        final = not exc.retryable or self.request.retries >= self.max_retries
-        ctx.jobs.fail(parsed.job_id, exc.to_dict(), final=final)
-        if final:
-            raise
-        delay = backoff(self.request.retries, ctx.settings.visibility_timeout_s)
-        raise self.retry(exc=exc, countdown=delay) from exc
+    with tracked(self, parsed.job_id) as ctx:
+        try:
+            summary = _run(ctx, parsed)
+        except StrataError as exc:
+            final = not exc.retryable or self.request.retries >= self.max_retries
+            ctx.jobs.fail(parsed.job_id, public_error(exc), final=final)
+            if final:
+                raise
+            delay = backoff(self.request.retries, ctx.settings.visibility_timeout_s)
+            raise self.retry(exc=exc, countdown=delay) from exc
     result = summary.as_dict()
     if summary.failed:
         error = DocumentsFailed(

@@ -1,0 +1,42 @@
+"""A parse helper: ``python -m strata.code.parse_worker`` (started by :mod:`.parallel`).
+
+Reads chunks of ``(path, source)`` from stdin and answers each with
+``("ok", [FileExtract, ...])`` or ``("error", exception)`` on stdout, until
+stdin closes (which is also what happens when its parent dies).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> int:
+    """Serve chunks until end of input; 0 on a clean end."""
+    # The protocol owns the real stdout; anything else printed goes to stderr.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout = sys.stderr
+    source = sys.stdin.buffer
+
+    from strata.code.languages import parse_file
+    from strata.code.parallel import read_frame, write_frame
+
+    while True:
+        try:
+            chunk = read_frame(source)
+        except EOFError:
+            return 0
+        try:
+            answer: tuple[str, object] = ("ok", [parse_file(p, s) for p, s in chunk])
+        except Exception as exc:
+            answer = ("error", exc)
+        try:
+            write_frame(out, answer)
+        except BrokenPipeError:
+            return 0
+        except Exception as exc:
+            write_frame(out, ("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

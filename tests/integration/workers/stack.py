@@ -1,0 +1,245 @@
+"""A real API process and a real prefork Celery worker process on their own queues.
+
+The worker runs the way `strata up` and the Helm chart run it (``celery worker``,
+prefork pool), so a task executes in a daemonic pool child: the place where
+``multiprocessing`` refuses to start children and where a SIGKILL loses a job.
+Each stack gets queues of its own, so no other test's worker takes its tasks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from strata.devstack.api import launch_api
+from strata.settings import Settings
+from tests.conftest import free_port, make_settings, settings_env
+from tests.gitrepo import GitRepo
+
+SECRET = "workers-webhook-secret-0123456789"
+ZERO = "0" * 40
+JOB = "query($id: ID!) { job(id: $id) { state error progress startedAt finishedAt } }"
+
+
+def stack_settings(unique: str, **overrides: Any) -> Settings:
+    """Test settings with queues of this stack only."""
+    return make_settings(
+        queue_code=f"code-{unique}",
+        queue_knowledge=f"knowledge-{unique}",
+        queue_trace=f"trace-{unique}",
+        **overrides,
+    )
+
+
+def _env(settings: Settings, **extra: str) -> dict[str, str]:
+    return dict(os.environ, **settings_env(settings), **extra)
+
+
+@contextmanager
+def api_process(settings: Settings) -> Iterator[str]:
+    """The API process (the one launcher) on this stack's settings; yields its base URL."""
+    port = free_port()
+    proc = launch_api("127.0.0.1", port, env=settings_env(settings))
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@dataclass
+class Worker:
+    """A running ``celery worker`` process (prefork) and its log."""
+
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def children(self) -> list[int]:
+        """Pids of its pool children."""
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+    def kill(self) -> None:
+        """SIGKILL the whole worker (main process and pool children), as an OOM kill would."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+
+@contextmanager
+def worker_process(settings: Settings, tmp: Path, *, concurrency: int = 1) -> Iterator[Worker]:
+    """``celery -A strata_workers.main worker --pool prefork`` on the stack's queues."""
+    ready = tmp / f"worker-{uuid.uuid4().hex[:8]}.ready"
+    log = tmp / f"{ready.stem}.log"
+    queues = ",".join(settings.queues.values())
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "strata_workers.main",
+                "worker",
+                "-Q",
+                queues,
+                "-n",
+                f"{ready.stem}@%h",
+                "--pool",
+                "prefork",
+                "--concurrency",
+                str(concurrency),
+                "--loglevel",
+                "INFO",
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            env=_env(settings, STRATA_WORKER_READY_FILE=str(ready)),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so a test can kill it whole
+        )
+    worker = Worker(proc, log)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"worker did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.2)
+        yield worker
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+
+def push(
+    base: str,
+    repo: str,
+    before: str,
+    after: str,
+    *,
+    ref: str = "refs/heads/main",
+    forced: bool = False,
+) -> str:
+    """A signed GitHub push webhook; the id of the reindex job it queued."""
+    body = json.dumps(
+        {
+            "ref": ref,
+            "before": before,
+            "after": after,
+            "forced": forced,
+            "created": before == ZERO,
+            "deleted": False,
+            "repository": {"full_name": repo},
+        }
+    ).encode()
+    signature = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    answer = httpx.post(
+        f"{base}/webhooks/github/{repo}",
+        content=body,
+        timeout=10,
+        headers={
+            "Content-Type": "application/json",
+            "X-GitHub-Event": "push",
+            "X-GitHub-Delivery": str(uuid.uuid4()),
+            "X-Hub-Signature-256": f"sha256={signature}",
+        },
+    )
+    assert answer.status_code == 202, answer.text
+    job_id: str = answer.json()["jobs"][0]
+    return job_id
+
+
+def gql(base: str, token: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    answer = httpx.post(
+        f"{base}/graphql",
+        json={"query": query, "variables": variables},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    ).json()
+    assert "errors" not in answer, answer
+    data: dict[str, Any] = answer["data"]
+    return data
+
+
+def wait_job(
+    base: str,
+    token: str,
+    job_id: str,
+    *,
+    timeout: float,
+    until: tuple[str, ...] = ("SUCCEEDED", "FAILED"),
+) -> dict[str, Any]:
+    """Poll ``job(id)`` until its state is one of ``until`` (bounded)."""
+    deadline = time.monotonic() + timeout
+    job: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        job = gql(base, token, JOB, {"id": job_id})["job"]
+        if job["state"] in until:
+            return job
+        time.sleep(0.3)
+    raise AssertionError(f"job {job_id} still {job.get('state')} after {timeout:.0f}s: {job}")
+
+
+def generated_repo(path: Path, files: int, when: Any) -> tuple[GitRepo, str]:
+    """A repository of ``files`` small Python modules in 20 packages, each calling the next.
+
+    ``pkgK/modI.py`` defines ``helper_I``, ``main_I`` and ``ThingI.run``;
+    ``ThingI.run`` calls ``helper_(I+1)`` imported from the next module, so the
+    callers of ``helper_0`` are ``main_0`` and ``Thing<files-1>.run``.
+    """
+    repo = GitRepo(path)
+    for k in range(20):
+        repo.write(f"pkg{k}/__init__.py", "")
+    for i in range(files):
+        repo.write(module_path(i), module_source(i, files))
+    return repo, repo.commit(f"{files} modules", when)
+
+
+def module_path(i: int) -> str:
+    return f"pkg{i % 20}/mod{i}.py"
+
+
+def module_source(i: int, files: int, extra: str = "") -> str:
+    j = (i + 1) % files
+    return f'''"""Module {i}."""
+from pkg{j % 20}.mod{j} import helper_{j}
+
+
+class Thing{i}:
+    """A thing."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def run(self, x):
+        return helper_{j}(x) + self.value
+
+
+def helper_{i}(x):
+    if x > {i}:
+        return x - 1
+    return x + 1
+
+
+def main_{i}():
+    return Thing{i}(1).run(helper_{i}(2))
+{extra}'''

@@ -1,0 +1,56 @@
+"""Parsing in helper processes gives the extracts serial parsing gives, from any process."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator
+
+import pytest
+
+from strata.code.languages import parse_file
+from strata.code.parallel import ParseHelperLost, _Helper, parse_parallel
+from strata.errors import ValidationError
+
+
+def _items(n: int) -> list[tuple[str, bytes]]:
+    return [
+        (f"pkg/mod{i}.py", f"def f{i}(x):\n    return g{i}(x)\n\nclass C{i}:\n    pass\n".encode())
+        for i in range(n)
+    ]
+
+
+@pytest.fixture
+def daemonic() -> Iterator[None]:
+    """This process looks like a Celery prefork child (billiard marks them daemonic)."""
+    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
+    before = config.get("daemon")
+    config["daemon"] = True
+    yield
+    config["daemon"] = before
+
+
+class TestParseParallel:
+    """Helpers are plain subprocesses: same results, any parent, errors surface."""
+
+    def test_same_extracts_in_the_same_order_as_serial(self) -> None:
+        items = _items(150)
+        assert parse_parallel(items, 2) == [parse_file(p, s) for p, s in items]
+
+    def test_works_where_multiprocessing_refuses_children(self, daemonic: None) -> None:
+        with pytest.raises(AssertionError, match="daemonic"):
+            multiprocessing.get_context("spawn").Process(target=print).start()
+        items = _items(70)
+        assert [e.path for e in parse_parallel(items, 2)] == [p for p, _ in items]
+
+    def test_an_error_in_a_helper_is_raised_in_the_parent(self) -> None:
+        items = [*_items(3), ("notes.unknown", b"x")]
+        with pytest.raises(ValidationError, match="no language adapter"):
+            parse_parallel(items, 2)
+
+    def test_a_helper_that_died_is_a_clear_error(self) -> None:
+        helper = _Helper()
+        helper.proc.kill()
+        helper.proc.wait()
+        with pytest.raises(ParseHelperLost, match=r"exited \(code -9\).*pkg/mod0.py"):
+            helper.ask(_items(1))
+        helper.stop()
