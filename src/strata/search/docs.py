@@ -20,14 +20,17 @@ search --embed`` (or a worker) embeds the rest.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from strata.errors import ConfigError
 from strata.graph.gateway import Gateway, checked_label
 from strata.search.text import doc_text, embedding_text
+from strata.settings import Settings
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -201,14 +204,34 @@ def local_embed(threads: int = 1) -> Embed:
     """The local Universal Sentence Encoder as a plain batch function (loaded once)."""
     from strata.knowledge.embedder import LocalEmbedder
 
-    model = LocalEmbedder(threads=threads)
+    return _batch(LocalEmbedder(threads=threads))
+
+
+def embedder_for(settings: Settings) -> Embed | None:
+    """The embedder the settings ask for, shared by the process; None if it cannot load.
+
+    Search without vectors still answers (full text, names, graph) and says so.
+    """
+    with _lock:
+        if settings.embedder not in _embedders:
+            try:
+                from strata.knowledge.embedder import build_embedder
+
+                _embedders[settings.embedder] = _batch(build_embedder(settings))
+            except (ImportError, ConfigError):
+                _embedders[settings.embedder] = None
+        return _embedders[settings.embedder]
+
+
+_lock = threading.Lock()
+_embedders: dict[str, Embed | None] = {}
+
+
+def _batch(client: Any) -> Embed:
+    """A graphiti embedder client as a synchronous batch function."""
 
     def embed(texts: list[str]) -> list[list[float]]:
-        return _run(model.create_batch(texts))
+        vectors: list[list[float]] = asyncio.run(client.create_batch(texts))
+        return vectors
 
     return embed
-
-
-def _run(coro: Coroutine[Any, Any, list[list[float]]]) -> list[list[float]]:
-    """Run a coroutine to completion from synchronous code (a fresh loop per call)."""
-    return asyncio.run(coro)

@@ -18,6 +18,7 @@ from strata.ontology import Ontology, load_ontology
 from strata.search.docs import Embed, local_embed
 from strata.settings import Settings
 from tests.gitrepo import GitRepo
+from tests.integration.api.conftest import api, make_api  # noqa: F401 - the API fixtures
 
 C1 = datetime(2025, 1, 1, tzinfo=UTC)
 C2 = datetime(2025, 3, 1, tzinfo=UTC)

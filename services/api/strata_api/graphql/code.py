@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 from datetime import datetime
 from enum import Enum
 from typing import Any
@@ -20,6 +21,7 @@ from strawberry.types import Info
 from strata.code.reads import MAX_DEPTH, MAX_FIRST, CodeReads
 from strata.errors import ValidationError
 from strata.graph.reads import Reads
+from strata.search.lookup import fuzzy_symbols
 from strata.security import Principal
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.call import CallEdge, Impact
@@ -50,6 +52,8 @@ class SymbolFilter:
     ref: str | None = None
     path: str | None = None
     kind: str | None = None
+    name_contains: str | None = None  # case-insensitive (strata.search.lookup)
+    qualified_name_suffix: str | None = None
 
 
 @strawberry.type
@@ -126,6 +130,15 @@ def _code(info: Info[Any, Any]) -> CodeReads:
     return CodeReads(info.context.gateway, info.context.ontology)
 
 
+def _fuzzy(info: Info[Any, Any], f: SymbolFilter) -> Any:
+    return functools.partial(
+        fuzzy_symbols,
+        info.context.gateway,
+        name_contains=f.name_contains,
+        qualified_name_suffix=f.qualified_name_suffix,
+    )
+
+
 def _page(info: Info[Any, Any], first: int) -> int:
     """A page size within 1 and the configured cap."""
     cap = min(MAX_FIRST, int(info.context.settings.graphql_max_page_size))
@@ -175,12 +188,15 @@ class CodeQuery:
         as_of: AsOfInput | None = None,
     ) -> SymbolConnection:
         first = _page(info, first)
-        if not (filter.name or filter.qualified_name or (filter.path and filter.repository)):
+        fuzzy = filter.name_contains is not None or filter.qualified_name_suffix is not None
+        if not (
+            fuzzy or filter.name or filter.qualified_name or (filter.path and filter.repository)
+        ):
             raise ValidationError(
                 "give filter.name, filter.qualifiedName, or filter.path with filter.repository"
             )
         views = await asyncio.to_thread(
-            _code(info).find_symbols,
+            _fuzzy(info, filter) if fuzzy else _code(info).find_symbols,
             AsOfInput.resolve(as_of),
             name=filter.name,
             qualified_name=filter.qualified_name,

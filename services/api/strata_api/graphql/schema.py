@@ -18,12 +18,13 @@ from strata_api.graphql.jobs import JobQuery
 from strata_api.graphql.knowledge import KnowledgeQuery
 from strata_api.graphql.mutations import Mutation
 from strata_api.graphql.ops import OpsQuery
+from strata_api.graphql.search import SearchQuery
 from strata_api.graphql.trace import TraceQuery
 from strata_api.limits import ExtensionFactory, Limits, hardening_extensions
 
 
 @strawberry.type
-class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery):
+class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery, SearchQuery):
     """Every read of the API."""
 
 
