@@ -7,7 +7,7 @@ import sys
 import typer
 from rich.table import Table
 
-from strata.cli import admin, api, code, dev, knowledge, ontology, trace
+from strata.cli import admin, api, code, dev, knowledge, mcp, ontology, trace
 from strata.cli.console import console, err_console, say, settings
 from strata.devstack import stack
 from strata.errors import StrataError
@@ -30,6 +30,7 @@ app.add_typer(trace.app, name="trace")
 app.add_typer(admin.repo_app, name="repo")
 app.add_typer(admin.key_app, name="key")
 app.add_typer(knowledge.app, name="knowledge")
+app.command("mcp")(mcp.mcp)
 
 
 @app.command()
