@@ -39,19 +39,33 @@ WRITE_BATCH = 1000
 EMBED_BATCH = 64
 # States are stamped with their transaction's start time but become visible at
 # commit: a cursor moved to the newest stamp seen could pass a batch still
-# committing. Looking back this far (and skipping what has a document) closes that.
+# committing. The cursor remembers how many states were stamped in the LAG before
+# it; when that count has grown, the window is scanned again (what already has a
+# document is skipped), otherwise only what is newer than the cursor is read.
 LAG = "PT120S"
 
-NEW_STATES = f"""
+CURSOR = f"""
 OPTIONAL MATCH (c:SearchCursor {{repo: $repo}})
-WITH coalesce(c.through, datetime('1970-01-01T00:00:00Z')) - duration('{LAG}') AS since
+WITH c, coalesce(c.through, datetime('1970-01-01T00:00:00Z')) AS through
+CALL (through) {{
+  MATCH ()-[st:STATE]->()
+  WHERE st.created_at > through - duration('{LAG}') AND st.created_at <= through
+  RETURN count(st) AS window
+}}
+CALL (through) {{
+  MATCH ()-[st:STATE]->() WHERE st.created_at > through RETURN count(st) AS fresh
+}}
+RETURN toString(through) AS through, c.window AS seen, window, fresh
+"""
+
+NEW_STATES = """
 MATCH (n)-[st:STATE]->(n)
-WHERE st.created_at > since AND st.repo = $repo
+WHERE st.created_at > datetime($since) AND st.repo = $repo
   AND (n:Symbol OR n:File OR n:Requirement OR n:Decision) AND st.hash IS NOT NULL
-  AND NOT EXISTS {{ MATCH (d:SearchDoc {{key: n.key + '#' + st.hash}}) }}
+  AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) }
 RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
-       st{{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
-           .module, .req_id}} AS state,
+       st{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
+          .module, .req_id} AS state,
        toString(st.created_at) AS created_at
 """
 
@@ -63,10 +77,17 @@ ON CREATE SET d += row.props, d.embedded = false
 MERGE (d)-[:INDEXES]->(n)
 """
 
-MOVE_CURSOR = """
-MERGE (c:SearchCursor {repo: $repo})
+MOVE_CURSOR = f"""
+MERGE (c:SearchCursor {{repo: $repo}})
 SET c.through = CASE WHEN c.through IS NULL OR c.through < datetime($through)
                      THEN datetime($through) ELSE c.through END
+WITH c
+CALL (c) {{
+  MATCH ()-[st:STATE]->()
+  WHERE st.created_at > c.through - duration('{LAG}') AND st.created_at <= c.through
+  RETURN count(st) AS window
+}}
+SET c.window = window
 """
 
 PENDING = """
@@ -154,7 +175,15 @@ class SearchIndex:
         ``embed_budget=None`` embeds every pending document; ``0`` none.
         """
         started = time.perf_counter()
-        rows = self._gateway.read(NEW_STATES, repo=repo)
+        cursor = self._gateway.read(CURSOR, repo=repo)[0]
+        late = cursor["seen"] is None or cursor["window"] != cursor["seen"]
+        rows: list[dict[str, Any]] = []
+        if late or cursor["fresh"]:
+            rows = self._gateway.read(
+                NEW_STATES.replace("datetime($since)", _since(late)),
+                repo=repo,
+                since=cursor["through"],
+            )
         by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
         newest = ""
         for row in rows:
@@ -169,8 +198,8 @@ class SearchIndex:
                 chunk = docs[i : i + WRITE_BATCH]
                 self._gateway.write(statement, rows=chunk)
                 written += len(chunk)
-        if newest:
-            self._gateway.write(MOVE_CURSOR, repo=repo, through=newest)
+        if newest or late:
+            self._gateway.write(MOVE_CURSOR, repo=repo, through=newest or cursor["through"])
         write_s = time.perf_counter() - started
         embedded, pending, embed_s = self.embed_pending(repo, budget=embed_budget)
         return SyncResult(written, embedded, pending, write_s, embed_s)
@@ -198,6 +227,11 @@ class SearchIndex:
         if budget is not None:
             left = len(self._gateway.read(PENDING, repo=repo, limit=10_000))
         return done, left, time.perf_counter() - started
+
+
+def _since(late: bool) -> str:
+    """The lower bound of the scan: the cursor, or the LAG before it for late commits."""
+    return f"datetime($since) - duration('{LAG}')" if late else "datetime($since)"
 
 
 def local_embed(threads: int = 1) -> Embed:

@@ -16,6 +16,7 @@ from strata.errors import ValidationError
 MAX_QUERY_BYTES = 10_000
 MAX_TERMS = 32
 MAX_FIRST = 50
+EMBED_CHARS = 400
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 # camelCase / PascalCase / ACRONYMWords / digits: "parseHTTPRequest2" -> parse, HTTP, Request, 2
@@ -113,7 +114,9 @@ def embedding_text(values: Iterable[str | None]) -> str:
         if not value:
             continue
         parts.append(" ".join(identifier_words(value)) if _looks_like_identifier(value) else value)
-    return " ".join(parts)[:1000]
+    # The encoder's cost grows with the text: the name, signature and the first
+    # sentences of the docstring carry what a search needs.
+    return " ".join(parts)[:EMBED_CHARS]
 
 
 def _looks_like_identifier(value: str) -> bool:

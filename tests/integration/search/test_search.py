@@ -7,7 +7,10 @@ from datetime import timedelta
 import pytest
 
 from strata.errors import NotFound, ValidationError
+from strata.facts import Source, StateFact
 from strata.graph.gateway import Gateway
+from strata.graph.store import FactStore
+from strata.ontology import Ontology
 from strata.search.docs import Embed, SearchIndex
 from strata.search.service import SearchService
 from strata.temporal import AsOf
@@ -134,3 +137,42 @@ class TestBadInput:
         self, service: SearchService, shop: Indexed, query: str
     ) -> None:
         service.search(query, shop.repo)  # no parser error reaches the caller
+
+
+class TestDocumentSync:
+    """The search documents follow the facts, including a batch that commits late."""
+
+    def test_late_commit_behind_the_cursor_is_found(
+        self, gateway: Gateway, ontology: Ontology, shop: Indexed
+    ) -> None:
+        index = SearchIndex(gateway, None)
+        index.sync(shop.repo)
+        through = gateway.read(
+            "MATCH (c:SearchCursor {repo: $repo}) RETURN c.through AS t", repo=shop.repo
+        )[0]["t"].to_native()
+        # A transaction stamped before the cursor that becomes visible only now.
+        late = StateFact(
+            "Symbol",
+            {
+                "repo": shop.repo,
+                "ref": "main",
+                "path": "late.py",
+                "qualname": "lateArrival",
+                "name": "lateArrival",
+            },
+            {
+                "kind": "function",
+                "qualified_name": "late.lateArrival",
+                "line_start": 1,
+                "line_end": 2,
+                "body_hash": "b0",
+                "language": "python",
+            },
+            C2,
+            source=Source(commit=shop.shas[1], path="late.py", line=1),
+        )
+        FactStore(gateway, ontology).apply("code", [late], tx_time=through - timedelta(seconds=5))
+        assert index.sync(shop.repo).documents == 1
+        assert index.sync(shop.repo).documents == 0  # nothing new: nothing written
+        service = SearchService(gateway, index)
+        assert service.search("late arrival", shop.repo).hits[0].name == "lateArrival"
