@@ -4,6 +4,8 @@
 // every other read. Rebuildable from the graph at any time (strata.search.docs).
 CREATE CONSTRAINT strata_search_doc_key IF NOT EXISTS FOR (d:SearchDoc) REQUIRE d.key IS UNIQUE;
 CREATE CONSTRAINT strata_search_cursor_repo IF NOT EXISTS FOR (c:SearchCursor) REQUIRE c.repo IS UNIQUE;
+// Case-insensitive name lookup (`toLower(name) CONTAINS`): a text index serves CONTAINS.
+CREATE TEXT INDEX strata_search_doc_lname IF NOT EXISTS FOR (d:SearchDoc) ON (d.lname);
 CREATE INDEX strata_search_doc_pending IF NOT EXISTS FOR (d:SearchDoc) ON (d.repo, d.embedded);
 // Identifier words are spelled out by strata.search.text; the English analyzer
 // lower-cases, drops stop words and stems prose (docstrings, requirement text).

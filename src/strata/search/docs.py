@@ -151,6 +151,7 @@ def document(
             "kind": kind,
             "hash": digest,
             "name": str(name or ""),
+            "lname": str(name or "").lower(),
             "names": doc_text(identifiers),
             "text": doc_text(prose),
             "embed_text": embedding_text([kind, state.get("qualified_name") or name, *prose]),

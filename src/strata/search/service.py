@@ -87,15 +87,16 @@ VECTOR = (
 # The cheap case: a query that is one identifier, matched on the symbol's name
 # case-insensitively (exact, then prefix, then substring).
 NAME = f"""
-MATCH (n:Symbol)
-WHERE n.repo = $repo AND ($ref IS NULL OR n.ref = $ref) AND toLower(n.name) CONTAINS $needle
-  AND "Symbol" IN $labels
-MATCH (n)-[st:STATE]->(n)
-WHERE {_ST} AND ($kinds IS NULL OR st.kind IN $kinds)
-WITH n, CASE WHEN toLower(n.name) = $needle THEN 3.0
-             WHEN toLower(n.name) STARTS WITH $needle THEN 2.0 ELSE 1.0 END AS score
-RETURN n.key AS key, 'Symbol' AS label, score
-ORDER BY score DESC, size(n.name), key
+MATCH (d:SearchDoc)
+WHERE d.lname CONTAINS $needle AND d.repo = $repo AND d.label = 'Symbol' AND 'Symbol' IN $labels
+  AND ($kinds IS NULL OR d.kind IN $kinds) AND ($ref IS NULL OR d.ref = $ref)
+WITH d, CASE WHEN d.lname = $needle THEN 3.0
+             WHEN d.lname STARTS WITH $needle THEN 2.0 ELSE 1.0 END AS score
+MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
+WHERE st.hash = d.hash AND {_ST}
+WITH n.key AS key, max(score) AS score, size(d.lname) AS length
+RETURN key, 'Symbol' AS label, score
+ORDER BY score DESC, length, key
 LIMIT $limit
 """
 
