@@ -36,7 +36,7 @@ Embed = Callable[[list[str]], list[list[float]]]
 
 INDEXED_LABELS = ("Symbol", "File", "Requirement", "Decision")
 WRITE_BATCH = 1000
-EMBED_BATCH = 64
+EMBED_BATCH = 16  # a batch is padded to its longest text: small batches cost less
 # States are stamped with their transaction's start time but become visible at
 # commit: a cursor moved to the newest stamp seen could pass a batch still
 # committing. The cursor remembers how many states were stamped in the LAG before
@@ -225,7 +225,7 @@ class SearchIndex:
             if len(rows) < want:
                 break
         left = 0
-        if budget is not None:
+        if budget is not None and done == budget:  # stopped by the budget: count the rest
             left = len(self._gateway.read(PENDING, repo=repo, limit=10_000))
         return done, left, time.perf_counter() - started
 
@@ -263,7 +263,16 @@ _embedders: dict[str, Embed | None] = {}
 
 
 def _batch(client: Any) -> Embed:
-    """A graphiti embedder client as a synchronous batch function."""
+    """A graphiti embedder client as a synchronous batch function.
+
+    The local encoder is called directly: a fresh event loop per call (asyncio.run
+    plus its thread pool) costs ~50 ms, ten times the encoding of a short query.
+    """
+    from strata.knowledge.embedder import LocalEmbedder
+
+    if isinstance(client, LocalEmbedder):
+        encode: Embed = client._encode  # the synchronous numpy pass its async API wraps
+        return encode
 
     def embed(texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = asyncio.run(client.create_batch(texts))
