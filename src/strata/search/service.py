@@ -48,7 +48,7 @@ POOL = 200  # candidates each index returns before the repository and time filte
 PER_RETRIEVER = 50
 SEEDS = 8  # strong hits whose neighbours the graph retriever boosts
 EMBED_PER_SEARCH = 16  # ~5-35 ms each: a search pays at most a fraction of a second
-WEIGHTS = {"name": 1.0, "fulltext": 1.0, "vector": 1.0, "graph": 0.5}
+WEIGHTS = {"name": 1.0, "fulltext": 1.0, "vector": 1.0, "graph": 0.3}
 # Containment says less about relevance than a call or a trace link does.
 REL_WEIGHT = {"CONTAINS": 0.5, "DEFINES": 0.5}
 
