@@ -41,7 +41,7 @@ class Access:
         if header is None and headers is None:
             raise Unauthorized(
                 "no API key: set STRATA_API_KEY in the MCP server's environment",
-                hint="create one with `strata key create --scopes read`",
+                hint="create one with `strata key create --scopes read --repos NAME`",
             )
         principal: Principal = await anyio.to_thread.run_sync(
             self._authenticator.authenticate, header
