@@ -9,8 +9,9 @@ CREATE TEXT INDEX strata_search_doc_lname IF NOT EXISTS FOR (d:SearchDoc) ON (d.
 CREATE INDEX strata_search_doc_pending IF NOT EXISTS FOR (d:SearchDoc) ON (d.repo, d.embedded);
 // Identifier words are spelled out by strata.search.text; the English analyzer
 // lower-cases, drops stop words and stems prose (docstrings, requirement text).
+// rtag is one token per repository, a required clause of every query.
 CREATE FULLTEXT INDEX strata_search_text IF NOT EXISTS
-FOR (d:SearchDoc) ON EACH [d.names, d.text]
+FOR (d:SearchDoc) ON EACH [d.names, d.text, d.rtag]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
 // 512 dimensions: the local Universal Sentence Encoder (strata.knowledge.embedder).
 CREATE VECTOR INDEX strata_search_vector IF NOT EXISTS

@@ -29,7 +29,7 @@ from typing import Any
 
 from strata.errors import ConfigError
 from strata.graph.gateway import Gateway, checked_label
-from strata.search.text import doc_text, embedding_text
+from strata.search.text import doc_text, embedding_text, repo_tag
 from strata.settings import Settings
 
 Embed = Callable[[list[str]], list[list[float]]]
@@ -152,6 +152,7 @@ def document(
             "hash": digest,
             "name": str(name or ""),
             "lname": str(name or "").lower(),
+            "rtag": repo_tag(node["repo"]),
             "names": doc_text(identifiers),
             "text": doc_text(prose),
             "embed_text": embedding_text([kind, state.get("qualified_name") or name, *prose]),

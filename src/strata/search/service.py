@@ -254,7 +254,11 @@ class SearchService:
             clock.lap("name")
         if terms:
             rows = self._gateway.read(
-                FULLTEXT, lucene=lucene_query(terms), min_score=0.0, timeout=timeout, **params
+                FULLTEXT,
+                lucene=lucene_query(terms, repository),
+                min_score=0.0,
+                timeout=timeout,
+                **params,
             )
             rankings["fulltext"] = [Ranked(r["key"], float(r["score"])) for r in rows]
             labels_of.update({r["key"]: r["label"] for r in rows})
@@ -388,7 +392,8 @@ def _hit(item: Fused, label: str, node: dict[str, Any], state: dict[str, Any]) -
         or node["key"]
     )
     path = node.get("path") or state.get("path") or state.get("source_path")
-    line_start = state.get("line_start", state.get("line"))
+    # The projection names every field: a missing one is there as None.
+    line_start = state.get("line_start") or state.get("line")
     summary = (
         state.get("signature")
         or state.get("text")
@@ -411,7 +416,7 @@ def _hit(item: Fused, label: str, node: dict[str, Any], state: dict[str, Any]) -
         evidence=Evidence(
             path=path,
             line_start=line_start,
-            line_end=state.get("line_end", line_start),
+            line_end=state.get("line_end") or line_start,
             commit=state.get("source_commit"),
         ),
         summary=str(summary)[:300] if summary else None,

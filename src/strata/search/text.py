@@ -8,6 +8,7 @@ document side (:func:`identifier_words`) and on the query side (:func:`query_ter
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 
@@ -91,11 +92,18 @@ def escape_lucene(term: str) -> str:
     return escaped
 
 
-def lucene_query(terms: Iterable[str]) -> str:
-    """A Lucene query over the ``names`` (boosted) and ``text`` fields; terms ORed.
+def repo_tag(repo: str) -> str:
+    """One Lucene token naming a repository (its name would be split by the analyzer)."""
+    return "r" + hashlib.blake2b(repo.encode(), digest_size=8).hexdigest()
 
-    Terms of three letters or more also match as prefixes (``reindex*``), so a
-    partial identifier still finds its symbol.
+
+def lucene_query(terms: Iterable[str], repo: str) -> str:
+    """A Lucene query over the ``names`` (boosted) and ``text`` fields of one repository.
+
+    The repository is a required clause, so the index's top hits are this
+    repository's, however many others share the index. Terms are ORed; those of
+    three letters or more also match as prefixes (``reindex*``), so a partial
+    identifier still finds its symbol.
     """
     clauses: list[str] = []
     for term in terms:
@@ -104,7 +112,7 @@ def lucene_query(terms: Iterable[str]) -> str:
         clauses.append(f"text:{safe}")
         if len(term) >= 3:
             clauses.append(f"names:{safe}*^2")
-    return " OR ".join(clauses)
+    return f"+rtag:{repo_tag(repo)} +({' OR '.join(clauses)})"
 
 
 def embedding_text(values: Iterable[str | None]) -> str:

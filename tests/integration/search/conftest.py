@@ -14,6 +14,7 @@ from strata.code.indexer import CodeIndexer
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
+from strata.knowledge.sync import KnowledgeSync
 from strata.ontology import Ontology, load_ontology
 from strata.search.docs import Embed, local_embed
 from strata.settings import Settings
@@ -109,6 +110,11 @@ def build_repo(path: Path) -> tuple[GitRepo, list[str]]:
     repo.write("billing/orders.py", ORDERS_V1)
     repo.write("web/cart.ts", CART)
     repo.write("tests/test_orders.py", TESTS)
+    repo.write(
+        "docs/requirements.md",
+        "# Requirements\n\n- [ ] REQ-001: When an order is placed, the service shall capture "
+        "the payment from the customer's card.\n",
+    )
     shas = [repo.commit("initial", C1)]
     repo.write("billing/payments.py", PAYMENTS_V2)
     repo.write("billing/orders.py", ORDERS_V2)
@@ -127,4 +133,5 @@ def shop(gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str) -> I
     )
     name = f"shop-{unique}"
     indexer.index_history(Git(repo.path), name, "main", shas)
+    KnowledgeSync(FactStore(gateway, ontology), gateway).sync(Git(repo.path), name, shas[-1])
     return Indexed(name, shas, repo.path)

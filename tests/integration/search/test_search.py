@@ -78,6 +78,14 @@ class TestRetrievers:
         knowledge = service.search("cart", shop.repo, layers=["knowledge"], first=5)
         assert knowledge.hits == []  # no requirement mentions a cart: empty, not an error
 
+    def test_requirement_text(self, service: SearchService, shop: Indexed) -> None:
+        result = service.search("customer card payment", shop.repo, layers=["knowledge"])
+        top = result.hits[0]
+        assert (top.label, top.name, top.kind) == ("Requirement", "REQ-001", "requirement")
+        assert top.evidence.path == "docs/requirements.md"
+        assert top.evidence.line_start == 3
+        assert "capture the payment" in (top.summary or "")
+
 
 class TestAsOf:
     """Search reads the versions visible at the requested moment."""

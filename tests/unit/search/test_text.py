@@ -16,6 +16,7 @@ from strata.search.text import (
     identifier_words,
     lucene_query,
     query_terms,
+    repo_tag,
 )
 
 
@@ -90,7 +91,8 @@ class TestLucene:
     def test_operators_become_words(self) -> None:
         terms = query_terms('title:"x" AND (y OR z*)')
         assert terms == ["title", "x", "and", "y", "or", "z"]
-        query = lucene_query(terms)
+        query = lucene_query(terms, "shop")
+        assert query.startswith(f"+rtag:{repo_tag('shop')} +(")
         assert " AND " not in query.replace(" OR ", " ")
         assert "names:title^4" in query
         assert "names:title*^2" in query
