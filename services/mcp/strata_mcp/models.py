@@ -11,6 +11,7 @@ from strata.code.reads import CallHit, SymbolView
 from strata.graph.reads import Change, FactVersion
 from strata.search.service import SearchHit, SearchResult
 from strata.temporal import AsOf
+from strata.trace.reads import Entity, LinkView
 
 MAX_TEXT = 1000
 
@@ -228,6 +229,57 @@ class ChangeOut(BaseModel):
 class ChangesOut(BaseModel):
     repository: str
     changes: list[ChangeOut]
+
+
+class RequirementOut(BaseModel):
+    found: bool
+    id: str
+    text: str | None = None
+    ears: str | None = None
+    valid_at: datetime | None = None
+    evidence: Evidence | None = None
+
+    @classmethod
+    def of(cls, req_id: str, entity: Entity | None) -> RequirementOut:
+        if entity is None:
+            return cls(found=False, id=req_id)
+        st = entity.state
+        line = st.get("line")
+        return cls(
+            found=True,
+            id=entity.id,
+            text=_clip(st.get("text")),
+            ears=st.get("ears"),
+            valid_at=st.get("valid_at"),
+            evidence=Evidence(
+                path=st.get("path"), line_start=line, line_end=line, commit=st.get("source_commit")
+            ),
+        )
+
+
+class Link(BaseModel):
+    id: str = Field(description="The linked symbol's id")
+    qualified_name: str | None
+    type: str
+    status: str | None
+    confidence: float | None
+    commit: str | None = Field(description="The commit the link was declared or proposed at")
+
+    @classmethod
+    def of(cls, view: LinkView) -> Link:
+        return cls(
+            id=view.target_key,
+            qualified_name=view.other.get("qualified_name"),
+            type=view.type,
+            status=view.link.get("status"),
+            confidence=view.link.get("confidence"),
+            commit=view.link.get("commit"),
+        )
+
+
+class LinksOut(BaseModel):
+    requirement: str
+    links: list[Link]
 
 
 def vars_of(obj: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The MCP server: search, symbol, callers, callees, impact, history, changes.
+"""The MCP server: search, symbol, callers, callees, impact, history, changes,
+requirement and tests_for.
 
 Each tool reads through the core (``strata.search``, ``strata.code.reads``,
 ``strata.graph.reads``) in a worker thread, takes an optional ``as_of``
@@ -11,7 +12,7 @@ same client view the API gives it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
@@ -29,6 +30,7 @@ from strata.ontology.model import Ontology
 from strata.search.service import SearchService
 from strata.security import Principal
 from strata.settings import Settings
+from strata.trace.reads import TraceReads
 from strata_api.graphql.errors import client_view
 from strata_mcp.access import Access
 from strata_mcp.models import (
@@ -39,6 +41,9 @@ from strata_mcp.models import (
     ChangesOut,
     HistoryOut,
     ImpactOut,
+    Link,
+    LinksOut,
+    RequirementOut,
     SearchOut,
     SymbolOut,
     Version,
@@ -252,7 +257,44 @@ def build_server(core: Core, access: Access) -> MCPServer:
         found = await run(reads.changes, repository, start, end, axis=axis, limit=first)
         return ChangesOut(repository=repository, changes=[ChangeOut.of(c) for c in found])
 
+    _trace_tools(mcp, core, who, run)
     return mcp
+
+
+def _trace_tools(
+    mcp: MCPServer,
+    core: Core,
+    who: Callable[[Context], Awaitable[Principal]],
+    run: Callable[..., Awaitable[Any]],
+) -> None:
+    """requirement and tests_for: the trace layer's reads, on the same checks."""
+    timeout = core.settings.request_timeout_s
+    trace = TraceReads(core.gateway)
+    req_key = core.ontology.node("Requirement").make_key
+
+    @mcp.tool(description="A requirement (REQ-###) as of a moment: text, EARS pattern, evidence.")
+    async def requirement(
+        id: str, repository: Repository, ctx: Context, as_of: AsOfParam = None
+    ) -> RequirementOut:
+        principal = await who(ctx)
+        if not principal.can_read(repository):
+            return RequirementOut.of(id, None)
+        key = req_key({"repo": repository, "req_id": id})
+        found = await run(trace.requirement, key, AsOfArg.resolve(as_of), timeout=timeout)
+        return RequirementOut.of(id, found)
+
+    @mcp.tool(description="The tests linked to a requirement (VERIFIED_BY), with status.")
+    async def tests_for(
+        requirement: str, repository: Repository, ctx: Context, as_of: AsOfParam = None
+    ) -> LinksOut:
+        principal = await who(ctx)
+        if not principal.can_read(repository):
+            return LinksOut(requirement=requirement, links=[])
+        key = req_key({"repo": repository, "req_id": requirement})
+        links = await run(
+            trace.links_from, key, AsOfArg.resolve(as_of), types=["VERIFIED_BY"], timeout=timeout
+        )
+        return LinksOut(requirement=requirement, links=[Link.of(v) for v in links])
 
 
 def _tool_error(exc: StrataError, expose: bool) -> ToolError:

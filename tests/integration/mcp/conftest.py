@@ -18,8 +18,10 @@ from strata.code.indexer import CodeIndexer
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
+from strata.knowledge.sync import KnowledgeSync
 from strata.ontology import Ontology, load_ontology
 from strata.registry import KeyRing
+from strata.search.docs import Embed, SearchIndex, local_embed
 from strata.security import ServerKeys
 from strata.settings import Settings
 from tests.conftest import TEST_SECRET, free_port, settings_env
@@ -39,8 +41,15 @@ def ontology(settings: Settings) -> Ontology:
     return load_ontology(settings.ontology_dir)
 
 
+@pytest.fixture(scope="session")
+def embedder() -> Embed:
+    return local_embed()
+
+
 @pytest.fixture
-def shop(gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str) -> Indexed:
+def shop(
+    gateway: Gateway, ontology: Ontology, embedder: Embed, tmp_path: Path, unique: str
+) -> Indexed:
     repo, shas = build_repo(tmp_path / "shop")
     indexer = CodeIndexer(
         FactStore(gateway, ontology),
@@ -50,6 +59,9 @@ def shop(gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str) -> I
     )
     name = f"mcp-{unique}"
     indexer.index_history(Git(repo.path), name, "main", shas)
+    KnowledgeSync(FactStore(gateway, ontology), gateway).sync(Git(repo.path), name, shas[-1])
+    # what `strata search --embed` does after an index: every document gets its vector
+    SearchIndex(gateway, embedder).sync(name, embed_budget=None)
     return Indexed(name, shas, repo.path)
 
 

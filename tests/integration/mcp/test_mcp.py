@@ -19,7 +19,17 @@ from strata.settings import Settings
 from tests.integration.mcp.conftest import STRATA, server_env
 from tests.integration.search.conftest import Indexed
 
-TOOLS = {"search", "symbol", "callers", "callees", "impact", "history", "changes"}
+TOOLS = {
+    "search",
+    "symbol",
+    "callers",
+    "callees",
+    "impact",
+    "history",
+    "changes",
+    "requirement",
+    "tests_for",
+}
 
 
 def stdio(settings: Settings, key: str | None) -> Client:
@@ -61,7 +71,13 @@ async def walk(client: Client, shop: Indexed) -> dict[str, Any]:
                 "as_of": {"valid_at": "2025-01-15T00:00:00Z"},
             },
         )
+        req = await client.call_tool("requirement", {"id": "REQ-001", "repository": shop.repo})
+        tests = await client.call_tool(
+            "tests_for", {"requirement": "REQ-001", "repository": shop.repo}
+        )
         return {
+            "requirement": req.structured_content,
+            "tests_for": tests.structured_content,
             "top": top,
             "symbol": symbol.structured_content,
             "callers": callers.structured_content,
@@ -93,6 +109,17 @@ def check_walk(answers: dict[str, Any], shop: Indexed) -> None:
     assert [v["commit"] for v in versions] == [shop.shas[1]]  # renamed: a new symbol at C2
     assert answers["old"]["hits"][0]["qualified_name"] == "billing.payments.charge_card"
     assert answers["old"]["hits"][0]["evidence"]["commit"] == shop.shas[0]
+    req = answers["requirement"]
+    assert req["found"] is True
+    assert "capture the payment" in req["text"]
+    assert req["evidence"] == {
+        "path": "docs/requirements.md",
+        "line_start": 3,
+        "line_end": 3,
+        "commit": shop.shas[1],
+    }
+    # no trace file and no proposal links a test to REQ-001 in this fixture
+    assert answers["tests_for"] == {"requirement": "REQ-001", "links": []}
 
 
 class TestStdio:
