@@ -46,6 +46,10 @@ BATCH = 2000
 RESTORE_LABEL = "StrataRestore"
 # Labels of Strata's own bookkeeping (not facts): written by migrations, keys, the registry.
 BOOKKEEPING_LABELS = ("Migration", "RepoRegistration", "ApiKey")
+# Derived search documents (strata.search.docs): rebuilt from the facts on the first
+# search after a restore, so a backup leaves them, and their INDEXES edges, out.
+DERIVED_LABELS = frozenset({"SearchDoc", "SearchCursor"})
+DERIVED_TYPES = frozenset({"INDEXES"})
 
 ALL_LABELS = "CALL db.labels() YIELD label RETURN label"
 NODE_PAGE = """
@@ -170,7 +174,7 @@ def dump(
     """
     started = datetime.now(UTC)
     labels_ok = allowed_labels(ontology)
-    found = {row["label"] for row in gateway.read(ALL_LABELS)} - {RESTORE_LABEL}
+    found = {row["label"] for row in gateway.read(ALL_LABELS)} - {RESTORE_LABEL} - DERIVED_LABELS
     unknown = sorted(found - labels_ok)
     if unknown:
         raise ValidationError(
@@ -195,7 +199,7 @@ def dump(
         }
         out.write(json.dumps(header) + "\n")
         for row in _pages(gateway, NODE_PAGE):
-            if "Migration" in row["labels"]:
+            if "Migration" in row["labels"] or DERIVED_LABELS & set(row["labels"]):
                 continue  # restore applies this code's migrations, which record themselves
             for label in row["labels"]:
                 labels[label] += 1
@@ -207,6 +211,8 @@ def dump(
             if progress and summary.nodes % 10000 == 0:
                 progress("nodes", summary.nodes)
         for row in _pages(gateway, REL_PAGE):
+            if row["type"] in DERIVED_TYPES:
+                continue
             types[row["type"]] += 1
             out.write(
                 json.dumps(

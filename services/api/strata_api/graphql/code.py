@@ -9,11 +9,13 @@ of a repository the key cannot read simply does not exist for it.
 from __future__ import annotations
 
 import asyncio
+import functools
 from datetime import datetime
 
 import strawberry
 
 from strata.code.reads import MAX_DEPTH
+from strata.search.lookup import fuzzy_symbols
 from strata_api.graphql.arguments import bounded, decode_cursor, repo_of_key
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
@@ -55,8 +57,19 @@ class CodeQuery:
         context = info.context
         first = context.page(first)
         filter.require_selective()
+        fuzzy = filter.fuzzy()
+        reader = (
+            functools.partial(
+                fuzzy_symbols,
+                context.gateway,
+                name_contains=filter.name_contains,
+                qualified_name_suffix=filter.qualified_name_suffix,
+            )
+            if fuzzy
+            else context.code.find_symbols
+        )
         views = await context.run(
-            context.code.find_symbols,
+            reader,
             AsOfInput.resolve(as_of),
             name=filter.name,
             qualified_name=filter.qualified_name,

@@ -28,11 +28,12 @@ from strata_api.graphql.knowledge import KnowledgeQuery
 from strata_api.graphql.limits import ExtensionFactory, Limits, hardening_extensions
 from strata_api.graphql.mutations import Mutation
 from strata_api.graphql.ops import OpsQuery
+from strata_api.graphql.search import SearchQuery
 from strata_api.graphql.trace import TraceQuery
 
 
 @strawberry.type
-class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery, FindingQuery):
+class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery, FindingQuery, SearchQuery):
     """Every read of the API."""
 
 

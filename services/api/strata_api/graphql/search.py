@@ -1,0 +1,64 @@
+"""The ``search`` query: hybrid search over one repository, as of a moment."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from strata.search.docs import SearchIndex, embedder_for
+from strata.search.service import SearchResult as ResultView
+from strata.search.service import SearchService
+from strata.security import Principal
+from strata_api.graphql.types.asof import AsOfInput
+from strata_api.graphql.types.search import SearchResult
+
+
+def _readable(info: Info[Any, Any]) -> list[str] | None:
+    principal = getattr(info.context, "principal", None)
+    if not isinstance(principal, Principal):
+        principal = Principal.nobody()
+    readable = principal.readable_repos()
+    return None if readable.all else sorted(readable.names)
+
+
+@strawberry.type
+class SearchQuery:
+    @strawberry.field(
+        description=(
+            "Full text, vectors and graph proximity fused by reciprocal rank; every hit "
+            "says which retrievers found it and cites path, lines and commit."
+        )
+    )
+    async def search(
+        self,
+        info: Info[Any, Any],
+        query: str,
+        repository: str,
+        layers: list[str] | None = None,
+        kinds: list[str] | None = None,
+        ref: str | None = None,
+        as_of: AsOfInput | None = None,
+    ) -> SearchResult:
+        ctx = info.context
+        service = SearchService(ctx.gateway, SearchIndex(ctx.gateway, embedder_for(ctx.settings)))
+        pair = AsOfInput.resolve(as_of)
+        repos = _readable(info)
+
+        async def run(first: int) -> ResultView:
+            return await asyncio.to_thread(
+                service.search,
+                query,
+                repository,
+                layers=layers,
+                kinds=kinds,
+                first=first,
+                ref=ref,
+                as_of=pair,
+                repos=repos,
+                timeout=ctx.remaining(),
+            )
+
+        return SearchResult.lazy(query, repository, run)

@@ -1,0 +1,366 @@
+"""The MCP server: search, symbol, callers, callees, impact, history, changes,
+requirement and tests_for.
+
+Each tool reads through the core (``strata.search``, ``strata.code.reads``,
+``strata.graph.reads``) in a worker thread, takes an optional ``as_of``
+(``valid_at``, ``known_at``), checks the caller's key exactly as the GraphQL
+API does, and returns a typed, cited answer. A :class:`strata.errors.StrataError`
+becomes a tool error whose text starts with its code (``NOT_FOUND: ...``), in the
+same client view the API gives it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from strata.code.reads import MAX_DEPTH, CodeReads
+from strata.errors import NotFound, StrataError
+from strata.graph.gateway import Gateway
+from strata.graph.reads import Reads
+from strata.ontology.model import Ontology
+from strata.search.service import SearchService
+from strata.security import Principal
+from strata.settings import Settings
+from strata.trace.reads import TraceReads
+from strata_api.graphql.errors import client_view
+from strata_mcp.access import Access
+from strata_mcp.models import (
+    AsOfArg,
+    Call,
+    CallsOut,
+    ChangeOut,
+    ChangesOut,
+    HistoryOut,
+    ImpactOut,
+    Link,
+    LinksOut,
+    RequirementOut,
+    SearchOut,
+    SymbolOut,
+    UnresolvedOut,
+    UnresolvedSiteOut,
+    Version,
+)
+
+T = TypeVar("T")
+
+INSTRUCTIONS = """\
+Strata is a bitemporal memory of a codebase. Start with `search` (words, an identifier,
+or a question) to get entity ids, then `symbol`, `callers`, `callees`, `impact` and
+`history` on an id. Every answer cites path, lines and commit. Pass `as_of`
+({valid_at, known_at}, ISO 8601 with a zone) to ask what was true, or what Strata
+believed, at another moment."""
+
+SymbolId = Annotated[
+    str, Field(min_length=3, max_length=2000, description="A symbol id from `search`")
+]
+AsOfParam = Annotated[
+    AsOfArg | None, Field(description="Read as of {valid_at, known_at}; default now, now")
+]
+Repository = Annotated[str, Field(min_length=1, max_length=200, description="Repository name")]
+
+
+@dataclass(frozen=True, slots=True)
+class Core:
+    """What the tools read through; one per process."""
+
+    settings: Settings
+    gateway: Gateway
+    ontology: Ontology
+    search: SearchService
+
+
+def _repo_of_key(key: str) -> str:
+    return key.split("|", 1)[0].replace("%7C", "|").replace("%25", "%")
+
+
+def _repos(principal: Principal) -> list[str] | None:
+    readable = principal.readable_repos()
+    return None if readable.all else sorted(readable.names)
+
+
+def build_server(core: Core, access: Access) -> MCPServer:
+    """The MCP server with every tool registered."""
+    mcp: MCPServer = MCPServer(name="strata", instructions=INSTRUCTIONS)
+    code = CodeReads(core.gateway, core.ontology)
+    reads = Reads(core.gateway, core.ontology)
+    timeout = core.settings.request_timeout_s
+    expose = core.settings.is_development
+
+    async def run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        try:
+            return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+        except StrataError as exc:
+            raise _tool_error(exc, expose) from None
+
+    async def who(ctx: Context) -> Principal:
+        try:
+            return await access.principal(ctx.headers)
+        except StrataError as exc:
+            raise _tool_error(exc, expose) from None
+
+    async def readable_symbol(ctx: Context, key: str, as_of: AsOfArg | None) -> Principal:
+        """The caller, once the symbol exists as of the moment and the key may read it."""
+        principal = await who(ctx)
+        pair = AsOfArg.resolve(as_of)
+        view = None
+        if principal.can_read(_repo_of_key(key)):
+            view = await run(code.symbol, key, pair, repos=_repos(principal), timeout=timeout)
+        if view is None:
+            raise _tool_error(
+                NotFound(
+                    f"no symbol {key!r} as of {pair.valid_at.isoformat()}",
+                    hint="take ids from `search` (they look like repo|ref|path|qualname)",
+                ),
+                expose,
+            )
+        return principal
+
+    @mcp.tool(
+        description=(
+            "Hybrid search (full text, vectors, call-graph proximity, fused by reciprocal "
+            "rank) over one repository. Each hit has an id for the other tools, says which "
+            "retrievers matched it, and cites path, lines and commit."
+        )
+    )
+    async def search(  # noqa: PLR0917 - the parameters are the tool's input schema
+        query: Annotated[str, Field(description="Words, an identifier, or a question")],
+        repository: Repository,
+        ctx: Context,
+        layers: Annotated[
+            list[Literal["code", "knowledge"]] | None, Field(description="Default: all")
+        ] = None,
+        kinds: Annotated[
+            list[str] | None, Field(description="e.g. function, method, class, file, requirement")
+        ] = None,
+        first: Annotated[int, Field(ge=1, le=50)] = 10,
+        as_of: AsOfParam = None,
+    ) -> SearchOut:
+        principal = await who(ctx)
+        result = await run(
+            core.search.search,
+            query,
+            repository,
+            layers=layers,
+            kinds=kinds,
+            first=first,
+            as_of=AsOfArg.resolve(as_of),
+            repos=_repos(principal),
+            timeout=timeout,
+        )
+        return SearchOut.of(result)
+
+    @mcp.tool(description="A symbol by id as of a moment: kind, signature, docstring, evidence.")
+    async def symbol(id: SymbolId, ctx: Context, as_of: AsOfParam = None) -> SymbolOut:
+        principal = await who(ctx)
+        if not principal.can_read(_repo_of_key(id)):
+            return SymbolOut.of(id, None)
+        view = await run(
+            code.symbol, id, AsOfArg.resolve(as_of), repos=_repos(principal), timeout=timeout
+        )
+        return SymbolOut.of(id, view)
+
+    async def walk(
+        step: Callable[..., Any], id: str, ctx: Context, *, depth: int, first: int, as_of: Any
+    ) -> CallsOut:
+        principal = await readable_symbol(ctx, id, as_of)
+        hits = await run(
+            step,
+            id,
+            AsOfArg.resolve(as_of),
+            depth=depth,
+            first=first + 1,
+            repos=_repos(principal),
+            timeout=timeout,
+        )
+        return CallsOut(
+            id=id, calls=[Call.of(h) for h in hits[:first]], truncated=len(hits) > first
+        )
+
+    @mcp.tool(description="Who calls the symbol, breadth first up to `depth` hops (max 5).")
+    async def callers(
+        id: SymbolId,
+        ctx: Context,
+        depth: Annotated[int, Field(ge=1, le=MAX_DEPTH)] = 1,
+        first: Annotated[int, Field(ge=1, le=100)] = 10,
+        as_of: AsOfParam = None,
+    ) -> CallsOut:
+        return await walk(code.callers, id, ctx, depth=depth, first=first, as_of=as_of)
+
+    @mcp.tool(description="What the symbol calls, breadth first up to `depth` hops (max 5).")
+    async def callees(
+        id: SymbolId,
+        ctx: Context,
+        depth: Annotated[int, Field(ge=1, le=MAX_DEPTH)] = 1,
+        first: Annotated[int, Field(ge=1, le=100)] = 10,
+        as_of: AsOfParam = None,
+    ) -> CallsOut:
+        return await walk(code.callees, id, ctx, depth=depth, first=first, as_of=as_of)
+
+    @mcp.tool(description="Transitive callers of the symbol, the entrypoints and tests among them.")
+    async def impact(
+        id: SymbolId,
+        ctx: Context,
+        first: Annotated[int, Field(ge=1, le=100)] = 20,
+        as_of: AsOfParam = None,
+    ) -> ImpactOut:
+        principal = await readable_symbol(ctx, id, as_of)
+        view = await run(
+            code.impact,
+            id,
+            AsOfArg.resolve(as_of),
+            first=first,
+            repos=_repos(principal),
+            timeout=timeout,
+        )
+        unseen = view.unresolved
+        return ImpactOut(
+            id=id,
+            callers=[Call.of(h) for h in view.callers],
+            entrypoints=[Call.of(h) for h in view.entrypoints],
+            tests=[Call.of(h) for h in view.tests],
+            total_callers=view.total,
+            unresolved=UnresolvedOut(
+                count=unseen.count,
+                by_name=dict(unseen.by_name),
+                sample=[
+                    UnresolvedSiteOut(path=s.path, caller=s.caller, callee=s.callee, line=s.line)
+                    for s in unseen.sample
+                ],
+            ),
+        )
+
+    @mcp.tool(description="Every version of an entity's state, with its four times and commit.")
+    async def history(
+        id: SymbolId,
+        ctx: Context,
+        kind: Literal["Symbol", "File", "Requirement", "Decision"] = "Symbol",
+        first: Annotated[int, Field(ge=1, le=500)] = 50,
+    ) -> HistoryOut:
+        principal = await who(ctx)
+        if not principal.can_read(_repo_of_key(id)):
+            return HistoryOut(id=id, versions=[])
+        versions = await run(reads.state_history, kind, id, limit=first, timeout=timeout)
+        return HistoryOut(id=id, versions=[Version.of(v) for v in versions])
+
+    @mcp.tool(description="Facts opened and closed in a repository between two instants.")
+    async def changes(  # noqa: PLR0917 - the parameters are the tool's input schema
+        repository: Repository,
+        start: datetime,
+        end: datetime,
+        ctx: Context,
+        axis: Literal["valid", "known"] = "valid",
+        first: Annotated[int, Field(ge=1, le=500)] = 100,
+    ) -> ChangesOut:
+        principal = await who(ctx)
+        if not principal.can_read(repository):
+            raise _tool_error(
+                NotFound(f"repository {repository!r} is not readable with this key"), expose
+            )
+        found = await run(reads.changes, repository, start, end, axis=axis, limit=first)
+        return ChangesOut(repository=repository, changes=[ChangeOut.of(c) for c in found])
+
+    _trace_tools(mcp, core, who, run)
+    return mcp
+
+
+def _trace_tools(
+    mcp: MCPServer,
+    core: Core,
+    who: Callable[[Context], Awaitable[Principal]],
+    run: Callable[..., Awaitable[Any]],
+) -> None:
+    """requirement and tests_for: the trace layer's reads, on the same checks."""
+    timeout = core.settings.request_timeout_s
+    trace = TraceReads(core.gateway)
+    req_key = core.ontology.node("Requirement").make_key
+
+    @mcp.tool(description="A requirement (REQ-###) as of a moment: text, EARS pattern, evidence.")
+    async def requirement(
+        id: str, repository: Repository, ctx: Context, as_of: AsOfParam = None
+    ) -> RequirementOut:
+        principal = await who(ctx)
+        if not principal.can_read(repository):
+            return RequirementOut.of(id, None)
+        key = req_key({"repo": repository, "req_id": id})
+        found = await run(trace.requirement, key, AsOfArg.resolve(as_of), timeout=timeout)
+        return RequirementOut.of(id, found)
+
+    @mcp.tool(description="The tests linked to a requirement (VERIFIED_BY), with status.")
+    async def tests_for(
+        requirement: str, repository: Repository, ctx: Context, as_of: AsOfParam = None
+    ) -> LinksOut:
+        principal = await who(ctx)
+        if not principal.can_read(repository):
+            return LinksOut(requirement=requirement, links=[])
+        key = req_key({"repo": repository, "req_id": requirement})
+        links = await run(
+            trace.links_from, key, AsOfArg.resolve(as_of), types=["VERIFIED_BY"], timeout=timeout
+        )
+        return LinksOut(requirement=requirement, links=[Link.of(v) for v in links])
+
+
+def _tool_error(exc: StrataError, expose: bool) -> ToolError:
+    message, extensions = client_view(exc, expose_internal=expose)
+    hint = f" (hint: {extensions['hint']})" if extensions.get("hint") else ""
+    return ToolError(f"{extensions['code']}: {message}{hint}")
+
+
+def open_core(settings: Settings) -> Core:
+    """Connect to Neo4j and load the ontology and the embedder (the caller closes the gateway)."""
+    from strata.ontology import load_ontology
+    from strata.search.docs import SearchIndex, embedder_for
+
+    gateway = Gateway.connect(settings)
+    search = SearchService(gateway, SearchIndex(gateway, embedder_for(settings)))
+    return Core(settings, gateway, load_ontology(settings.ontology_dir), search)
+
+
+def authenticator_for(core: Core) -> Any:
+    """The API's authenticator over the same graph (API keys in Neo4j, optional JWT)."""
+    from strata.registry import KeyRing
+    from strata.security import ServerKeys
+    from strata_api.auth import Authenticator
+
+    keys = ServerKeys(core.settings.secret_key.get_secret_value())
+    return Authenticator(core.settings, KeyRing(core.gateway, keys), keys)
+
+
+def serve(
+    settings: Settings,
+    *,
+    transport: Literal["stdio", "http"],
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    env_key: str | None = None,
+) -> None:
+    """Run the server until the client (stdio) or a signal (HTTP) ends it."""
+    import anyio
+    import uvicorn
+
+    from strata_mcp.access import BearerGate
+
+    core = open_core(settings)
+    try:
+        authenticator = authenticator_for(core)
+        if transport == "stdio":
+            server = build_server(core, Access(authenticator, env_key=env_key))
+            anyio.run(server.run_stdio_async)
+            return
+        server = build_server(core, Access(authenticator, env_key=None))
+        app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
+        config = uvicorn.Config(
+            BearerGate(app, authenticator), host=host, port=port, log_level="warning"
+        )
+        uvicorn.Server(config).run()
+    finally:
+        core.gateway.close()

@@ -1,0 +1,282 @@
+"""The search documents: derived, rebuildable index entries kept beside the facts.
+
+A ``SearchDoc`` is one distinct content of one entity's state (a Symbol, File,
+Requirement or Decision): its key is ``<node key>#<state hash>``, it points at
+its entity with ``INDEXES`` and it holds the identifier words (``names``), the
+prose (``text``) and, once embedded, a 512-dimension ``embedding``. The state
+versions that carry the same hash are the versions it describes, so a search
+joins back to them and filters their times like every other read: search is
+versioned without copying a single time. Nothing here is a fact: the documents
+can be dropped and rebuilt from the graph; they never change a fact.
+
+:meth:`SearchIndex.sync` finds the state versions recorded since the
+repository's cursor (a range seek on the ``created_at`` index) that have no
+document yet and writes their documents in batches. Embedding costs ~5 ms per
+document on one core, so it is a separate, budgeted step
+(:meth:`SearchIndex.embed_pending`): search embeds a few per call, ``strata
+search --embed`` (or a worker) embeds the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from strata.errors import ConfigError
+from strata.graph.gateway import Gateway, checked_label
+from strata.search.text import doc_text, embedding_text, repo_tag
+from strata.settings import Settings
+
+Embed = Callable[[list[str]], list[list[float]]]
+
+INDEXED_LABELS = ("Symbol", "File", "Requirement", "Decision")
+WRITE_BATCH = 1000
+EMBED_BATCH = 16  # a batch is padded to its longest text: small batches cost less
+# States are stamped with their transaction's start time but become visible at
+# commit: a cursor moved to the newest stamp seen could pass a batch still
+# committing. The cursor remembers how many states were stamped in the LAG before
+# it; when that count has grown, the window is scanned again (what already has a
+# document is skipped), otherwise only what is newer than the cursor is read.
+LAG = "PT120S"
+
+CURSOR = f"""
+OPTIONAL MATCH (c:SearchCursor {{repo: $repo}})
+WITH c, coalesce(c.through, datetime('1970-01-01T00:00:00Z')) AS through
+CALL (through) {{
+  MATCH ()-[st:STATE]->()
+  WHERE st.created_at > through - duration('{LAG}') AND st.created_at <= through
+  RETURN count(st) AS window
+}}
+CALL (through) {{
+  MATCH ()-[st:STATE]->() WHERE st.created_at > through RETURN count(st) AS fresh
+}}
+RETURN toString(through) AS through, c.window AS seen, window, fresh
+"""
+
+NEW_STATES = """
+MATCH (n)-[st:STATE]->(n)
+WHERE st.created_at > datetime($since) AND st.repo = $repo
+  AND (n:Symbol OR n:File OR n:Requirement OR n:Decision) AND st.hash IS NOT NULL
+  AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) }
+RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
+       st{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
+          .module, .req_id} AS state,
+       toString(st.created_at) AS created_at
+"""
+
+WRITE_DOCS = """
+UNWIND $rows AS row
+MATCH (n:{label} {{key: row.node_key}})
+MERGE (d:SearchDoc {{key: row.key}})
+ON CREATE SET d += row.props, d.embedded = false
+MERGE (d)-[:INDEXES]->(n)
+"""
+
+MOVE_CURSOR = f"""
+MERGE (c:SearchCursor {{repo: $repo}})
+SET c.through = CASE WHEN c.through IS NULL OR c.through < datetime($through)
+                     THEN datetime($through) ELSE c.through END
+WITH c
+CALL (c) {{
+  MATCH ()-[st:STATE]->()
+  WHERE st.created_at > c.through - duration('{LAG}') AND st.created_at <= c.through
+  RETURN count(st) AS window
+}}
+SET c.window = window
+"""
+
+PENDING = """
+MATCH (d:SearchDoc {repo: $repo, embedded: false})
+RETURN d.key AS key, d.embed_text AS text
+LIMIT $limit
+"""
+
+SET_EMBEDDINGS = """
+UNWIND $rows AS row
+MATCH (d:SearchDoc {key: row.key})
+SET d.embedding = row.vector, d.embedded = true
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    """What one sync wrote and embedded, and how long each part took."""
+
+    documents: int
+    embedded: int
+    pending: int
+    write_s: float
+    embed_s: float
+
+
+def document(
+    label: str, node: dict[str, Any], state: dict[str, Any], digest: str
+) -> dict[str, Any]:
+    """The UNWIND row of one search document (pure: unit-tested without a database)."""
+    name = node.get("name") or node.get("req_id") or node.get("decision_id") or node.get("path")
+    kind = {
+        "Symbol": state.get("kind") or "symbol",
+        "File": "file",
+        "Requirement": "requirement",
+        "Decision": "decision",
+    }[label]
+    identifiers = [
+        node.get("name"),
+        node.get("qualname"),
+        state.get("qualified_name"),
+        node.get("path"),
+        state.get("module"),
+        node.get("req_id"),
+        node.get("decision_id"),
+    ]
+    prose = [
+        state.get("signature"),
+        state.get("docstring"),
+        state.get("text"),
+        state.get("title"),
+        state.get("summary"),
+    ]
+    return {
+        "key": f"{node['key']}#{digest}",
+        "node_key": node["key"],
+        "props": {
+            "repo": node["repo"],
+            "ref": node.get("ref"),
+            "label": label,
+            "kind": kind,
+            "hash": digest,
+            "name": str(name or ""),
+            "lname": str(name or "").lower(),
+            "rtag": repo_tag(node["repo"]),
+            "names": doc_text(identifiers),
+            "text": doc_text(prose),
+            "embed_text": embedding_text([kind, state.get("qualified_name") or name, *prose]),
+        },
+    }
+
+
+class SearchIndex:
+    """Writes and embeds the search documents of a repository."""
+
+    def __init__(self, gateway: Gateway, embed: Embed | None = None) -> None:
+        self._gateway = gateway
+        self._embed = embed
+
+    @property
+    def embed(self) -> Embed | None:
+        return self._embed
+
+    def sync(self, repo: str, *, embed_budget: int | None = 0) -> SyncResult:
+        """Document every state version recorded since the cursor; embed up to a budget.
+
+        ``embed_budget=None`` embeds every pending document; ``0`` none.
+        """
+        started = time.perf_counter()
+        cursor = self._gateway.read(CURSOR, repo=repo)[0]
+        late = cursor["seen"] is None or cursor["window"] != cursor["seen"]
+        rows: list[dict[str, Any]] = []
+        if late or cursor["fresh"]:
+            rows = self._gateway.read(
+                NEW_STATES.replace("datetime($since)", _since(late)),
+                repo=repo,
+                since=cursor["through"],
+            )
+        by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        newest = ""
+        for row in rows:
+            by_label[row["label"]].append(
+                document(row["label"], row["node"], row["state"], row["hash"])
+            )
+            newest = max(newest, row["created_at"])
+        written = 0
+        for label, docs in by_label.items():
+            statement = WRITE_DOCS.format(label=checked_label(label))
+            for i in range(0, len(docs), WRITE_BATCH):
+                chunk = docs[i : i + WRITE_BATCH]
+                self._gateway.write(statement, rows=chunk)
+                written += len(chunk)
+        if newest or late:
+            self._gateway.write(MOVE_CURSOR, repo=repo, through=newest or cursor["through"])
+        write_s = time.perf_counter() - started
+        embedded, pending, embed_s = self.embed_pending(repo, budget=embed_budget)
+        return SyncResult(written, embedded, pending, write_s, embed_s)
+
+    def embed_pending(self, repo: str, *, budget: int | None) -> tuple[int, int, float]:
+        """Embed up to ``budget`` documents without a vector; (embedded, left, seconds)."""
+        if self._embed is None or budget == 0:
+            return 0, 0, 0.0
+        started = time.perf_counter()
+        done = 0
+        while budget is None or done < budget:
+            want = EMBED_BATCH if budget is None else min(EMBED_BATCH, budget - done)
+            rows = self._gateway.read(PENDING, repo=repo, limit=want)
+            if not rows:
+                break
+            vectors = self._embed([str(r["text"] or " ") for r in rows])
+            self._gateway.write(
+                SET_EMBEDDINGS,
+                rows=[{"key": r["key"], "vector": v} for r, v in zip(rows, vectors, strict=True)],
+            )
+            done += len(rows)
+            if len(rows) < want:
+                break
+        left = 0
+        if budget is not None and done == budget:  # stopped by the budget: count the rest
+            left = len(self._gateway.read(PENDING, repo=repo, limit=10_000))
+        return done, left, time.perf_counter() - started
+
+
+def _since(late: bool) -> str:
+    """The lower bound of the scan: the cursor, or the LAG before it for late commits."""
+    return f"datetime($since) - duration('{LAG}')" if late else "datetime($since)"
+
+
+def local_embed(threads: int = 1) -> Embed:
+    """The local Universal Sentence Encoder as a plain batch function (loaded once)."""
+    from strata.knowledge.embedder import LocalEmbedder
+
+    return _batch(LocalEmbedder(threads=threads))
+
+
+def embedder_for(settings: Settings) -> Embed | None:
+    """The embedder the settings ask for, shared by the process; None if it cannot load.
+
+    Search without vectors still answers (full text, names, graph) and says so.
+    """
+    with _lock:
+        if settings.embedder not in _embedders:
+            try:
+                from strata.knowledge.embedder import build_embedder
+
+                _embedders[settings.embedder] = _batch(build_embedder(settings))
+            except (ImportError, ConfigError):
+                _embedders[settings.embedder] = None
+        return _embedders[settings.embedder]
+
+
+_lock = threading.Lock()
+_embedders: dict[str, Embed | None] = {}
+
+
+def _batch(client: Any) -> Embed:
+    """A graphiti embedder client as a synchronous batch function.
+
+    The local encoder is called directly: a fresh event loop per call (asyncio.run
+    plus its thread pool) costs ~50 ms, ten times the encoding of a short query.
+    """
+    from strata.knowledge.embedder import LocalEmbedder
+
+    if isinstance(client, LocalEmbedder):
+        encode: Embed = client._encode  # the synchronous numpy pass its async API wraps
+        return encode
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = asyncio.run(client.create_batch(texts))
+        return vectors
+
+    return embed

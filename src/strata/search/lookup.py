@@ -1,0 +1,83 @@
+"""The cheap case of search: case-insensitive symbol lookup by name part or name suffix.
+
+``name_contains`` matches anywhere in the symbol's own name, ``qualified_name_suffix``
+at the end of its qualified name (``payments.charge`` finds
+``billing.payments.charge``), both ignoring case, both as of a moment.
+"""
+
+from __future__ import annotations
+
+from strata.code.reads import MAX_FIRST, SymbolView
+from strata.errors import ValidationError
+from strata.graph.gateway import Gateway
+from strata.temporal import AsOf, as_of_predicate, fact_projection
+
+MAX_NEEDLE = 200
+
+FUZZY_SYMBOLS = f"""
+MATCH (s:Symbol)
+WHERE ($repos IS NULL OR s.repo IN $repos) AND ($repo IS NULL OR s.repo = $repo)
+  AND ($ref IS NULL OR s.ref = $ref) AND s.key > $after
+  AND ($needle IS NULL OR toLower(s.name) CONTAINS $needle)
+  AND ($name IS NULL OR s.name = $name) AND ($path IS NULL OR s.path STARTS WITH $path)
+MATCH (s)-[st:STATE]->(s)
+WHERE {as_of_predicate("st")} AND ($kind IS NULL OR st.kind = $kind)
+  AND ($suffix IS NULL OR toLower(st.qualified_name) ENDS WITH $suffix)
+  AND ($qualified_name IS NULL OR st.qualified_name = $qualified_name)
+RETURN properties(s) AS node, {fact_projection("st")} AS state
+ORDER BY s.key
+LIMIT $first
+"""
+
+
+def _needle(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    stripped = value.strip().lower()
+    if not stripped or len(stripped) > MAX_NEEDLE or "\x00" in stripped:
+        raise ValidationError(f"`{name}` must be 1 to {MAX_NEEDLE} characters of text", field=name)
+    return stripped
+
+
+def fuzzy_symbols(
+    gateway: Gateway,
+    as_of: AsOf,
+    *,
+    name_contains: str | None = None,
+    qualified_name_suffix: str | None = None,
+    name: str | None = None,
+    qualified_name: str | None = None,
+    path: str | None = None,
+    repo: str | None = None,
+    ref: str | None = None,
+    kind: str | None = None,
+    first: int = 20,
+    after: str = "",
+    repos: list[str] | None = None,
+    timeout: float | None = None,
+) -> list[SymbolView]:
+    """Symbols whose name contains, or whose qualified name ends with, the given text.
+
+    The exact filters (``name``, ``qualified_name``, ``path`` prefix) narrow further.
+    """
+    needle = _needle("nameContains", name_contains)
+    suffix = _needle("qualifiedNameSuffix", qualified_name_suffix)
+    if needle is None and suffix is None:
+        raise ValidationError("give nameContains or qualifiedNameSuffix")
+    rows = gateway.read(
+        FUZZY_SYMBOLS,
+        needle=needle,
+        suffix=suffix,
+        name=name,
+        qualified_name=qualified_name,
+        path=path,
+        repo=repo,
+        ref=ref,
+        kind=kind,
+        first=max(1, min(first, MAX_FIRST + 1)),
+        after=after,
+        repos=repos,
+        timeout=timeout,
+        **as_of.params(),
+    )
+    return [SymbolView.of(r["node"], r["state"]) for r in rows]

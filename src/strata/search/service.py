@@ -1,0 +1,447 @@
+"""Hybrid search: full text, vectors and graph proximity, fused by reciprocal rank.
+
+:meth:`SearchService.search` checks its input (nothing is read or written for
+a bad query), brings the repository's search documents up to date, asks three
+retrievers for ranked keys, fuses them (:func:`strata.search.fusion.rrf`) and
+reads the winners' state as of the requested moment, with evidence. Every
+retriever reads through the same as-of predicate as every other read: a
+document matches only if a version with its content is visible then.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from strata.errors import NotFound, ValidationError
+from strata.graph.gateway import Gateway, checked_label
+from strata.search.docs import SearchIndex
+from strata.search.fusion import Fused, Ranked, rrf
+from strata.search.text import check_first, check_query, lucene_query, query_terms
+from strata.temporal import AsOf, as_of_predicate, decode_fact
+
+LAYERS: dict[str, tuple[str, ...]] = {
+    "code": ("Symbol", "File"),
+    "knowledge": ("Requirement", "Decision"),
+}
+SYMBOL_KINDS = frozenset(
+    {
+        "class",
+        "interface",
+        "struct",
+        "enum",
+        "trait",
+        "function",
+        "method",
+        "constant",
+        "type",
+        "module",
+    }
+)
+KINDS = SYMBOL_KINDS | {"file", "requirement", "decision"}
+POOL = 200  # candidates each index returns before the repository and time filters
+PER_RETRIEVER = 50
+SEEDS = 8  # strong hits whose neighbours the graph retriever boosts
+EMBED_PER_SEARCH = 16  # ~5-35 ms each: a search pays at most a fraction of a second
+WEIGHTS = {"name": 1.0, "fulltext": 1.0, "vector": 1.0, "graph": 0.3}
+# Containment says less about relevance than a call or a trace link does.
+REL_WEIGHT = {"CONTAINS": 0.5, "DEFINES": 0.5}
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,199}")
+_ST = as_of_predicate("st")
+_C = as_of_predicate("c")
+
+REPOSITORY = "MATCH (r:Repository) WHERE r.repo = $repo RETURN r.repo AS repo LIMIT 1"
+
+_JOIN = f"""
+WITH d, score
+WHERE score >= $min_score AND d.repo = $repo AND d.label IN $labels
+  AND ($kinds IS NULL OR d.kind IN $kinds)
+  AND ($ref IS NULL OR d.ref = $ref)
+MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
+WHERE st.hash = d.hash AND {_ST}
+WITH n.key AS key, d.label AS label, max(score) AS score
+RETURN key, label, score
+ORDER BY score DESC, key
+LIMIT $limit
+"""
+
+FULLTEXT = (
+    "CALL db.index.fulltext.queryNodes('strata_search_text', $lucene, {limit: $pool})"
+    " YIELD node AS d, score" + _JOIN
+)
+
+# Neo4j reports cosine as (1 + cos) / 2; unrelated sentences score about 0.15
+# cosine with this encoder (0.57 here), so below 0.55 a vector hit is noise.
+VECTOR_MIN = 0.55
+VECTOR = (
+    "CALL db.index.vector.queryNodes('strata_search_vector', $pool, $vector)"
+    " YIELD node AS d, score" + _JOIN
+)
+
+# The cheap case: a query that is one identifier, matched on the symbol's name
+# case-insensitively (exact, then prefix, then substring).
+NAME = f"""
+MATCH (d:SearchDoc)
+WHERE d.lname CONTAINS $needle AND d.repo = $repo AND d.label = 'Symbol' AND 'Symbol' IN $labels
+  AND ($kinds IS NULL OR d.kind IN $kinds) AND ($ref IS NULL OR d.ref = $ref)
+WITH d, CASE WHEN d.lname = $needle THEN 3.0
+             WHEN d.lname STARTS WITH $needle THEN 2.0 ELSE 1.0 END AS score
+MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
+WHERE st.hash = d.hash AND {_ST}
+WITH n.key AS key, max(score) AS score, size(d.lname) AS length
+RETURN key, 'Symbol' AS label, score
+ORDER BY score DESC, length, key
+LIMIT $limit
+"""
+
+NEIGHBOURS = f"""
+UNWIND $seeds AS seed
+MATCH (s {{key: seed.key}})
+WHERE (s:Symbol OR s:File) AND labels(s)[0] = seed.label
+MATCH (s)-[c:CALLS|CONTAINS|DEFINES|INHERITS|IMPLEMENTS_TYPE|IMPLEMENTED_BY|AFFECTS|VERIFIED_BY]-(x)
+WHERE {_C} AND x.repo = $repo AND labels(x)[0] IN $labels
+  AND ($ref IS NULL OR x.ref IS NULL OR x.ref = $ref)
+RETURN seed.key AS seed, x.key AS key, labels(x)[0] AS label, type(c) AS rel
+LIMIT 2000
+"""
+
+HYDRATE = f"""
+UNWIND $keys AS k
+MATCH (n:{{label}} {{{{key: k}}}})-[st:STATE]->(n)
+WHERE {_ST}
+RETURN n.key AS key, properties(n) AS node,
+       st{{{{.kind, .qualified_name, .signature, .docstring, .line_start, .line_end, .line,
+            .path, .text, .title, .summary, .status, .source_commit, .source_path,
+            valid_at: toString(st.valid_at)}}}} AS state
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Why a hit was found: one retriever, its rank (1 = best) and raw score."""
+
+    retriever: str  # fulltext | vector | graph
+    rank: int
+    score: float
+    via: str | None = None  # graph: the strong hit (and relationship) it neighbours
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where the hit's content comes from."""
+
+    path: str | None
+    line_start: int | None
+    line_end: int | None
+    commit: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One result: what it is, its fused score, why it matched, and its evidence."""
+
+    key: str
+    label: str
+    kind: str
+    name: str
+    qualified_name: str
+    repo: str
+    ref: str | None
+    score: float
+    matches: tuple[Match, ...]
+    evidence: Evidence
+    summary: str | None
+    valid_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The hits, and what the search could not see (documents not embedded yet)."""
+
+    query: str
+    repository: str
+    hits: list[SearchHit]
+    as_of: AsOf
+    retrievers: tuple[str, ...]
+    pending_embeddings: int = 0
+    notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # ms per stage
+
+
+def check_layers(layers: Sequence[str] | None) -> tuple[str, ...]:
+    """The node labels of the requested layers; unknown layers are refused."""
+    if layers is None:
+        return tuple(label for labels in LAYERS.values() for label in labels)
+    unknown = sorted(set(layers) - set(LAYERS))
+    if unknown or not layers:
+        raise ValidationError(
+            f"unknown layer(s): {', '.join(unknown) or '(none given)'}",
+            field="layers",
+            allowed=sorted(LAYERS),
+        )
+    return tuple(label for layer in LAYERS if layer in layers for label in LAYERS[layer])
+
+
+def check_kinds(kinds: Sequence[str] | None) -> list[str] | None:
+    if kinds is None:
+        return None
+    unknown = sorted(set(kinds) - KINDS)
+    if unknown or not kinds:
+        raise ValidationError(
+            f"unknown kind(s): {', '.join(unknown) or '(none given)'}",
+            field="kinds",
+            allowed=sorted(KINDS),
+        )
+    return sorted(set(kinds))
+
+
+class SearchService:
+    """Search over one repository at a time; the caller's readable repositories bound it."""
+
+    def __init__(
+        self, gateway: Gateway, index: SearchIndex, *, embed_per_search: int = EMBED_PER_SEARCH
+    ) -> None:
+        self._gateway = gateway
+        self._index = index
+        self._embed_per_search = embed_per_search
+
+    def search(
+        self,
+        query: str,
+        repository: str,
+        *,
+        layers: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+        first: int = 10,
+        as_of: AsOf | None = None,
+        ref: str | None = None,
+        repos: Sequence[str] | None = None,
+        timeout: float | None = None,
+    ) -> SearchResult:
+        """The best ``first`` hits for ``query`` in ``repository`` as of ``as_of``."""
+        text = check_query(query)
+        labels = check_layers(layers)
+        wanted_kinds = check_kinds(kinds)
+        first = check_first(first)
+        as_of = as_of or AsOf.at()
+        clock = _Clock()
+        self.require_repository(repository, repos, timeout=timeout)
+        clock.lap("repository")
+        synced = self._index.sync(repository, embed_budget=self._embed_per_search)
+        clock.lap("sync")
+        params: dict[str, Any] = {
+            "repo": repository,
+            "labels": list(labels),
+            "kinds": wanted_kinds,
+            "ref": ref,
+            "pool": POOL,
+            "limit": PER_RETRIEVER,
+            **as_of.params(),
+        }
+        rankings: dict[str, list[Ranked]] = {}
+        labels_of: dict[str, str] = {}
+        terms = query_terms(text)
+        if _IDENTIFIER.fullmatch(text):
+            rows = self._gateway.read(NAME, needle=text.lower(), timeout=timeout, **params)
+            rankings["name"] = [Ranked(r["key"], float(r["score"])) for r in rows]
+            labels_of.update({r["key"]: r["label"] for r in rows})
+            clock.lap("name")
+        if terms:
+            rows = self._gateway.read(
+                FULLTEXT,
+                lucene=lucene_query(terms, repository),
+                min_score=0.0,
+                timeout=timeout,
+                **params,
+            )
+            rankings["fulltext"] = [Ranked(r["key"], float(r["score"])) for r in rows]
+            labels_of.update({r["key"]: r["label"] for r in rows})
+            clock.lap("fulltext")
+        notes: list[str] = []
+        embed = self._index.embed
+        if embed is not None:
+            vector = embed([text[:1000]])[0]
+            clock.lap("embed")
+            rows = self._gateway.read(
+                VECTOR, vector=vector, min_score=VECTOR_MIN, timeout=timeout, **params
+            )
+            rankings["vector"] = [Ranked(r["key"], float(r["score"])) for r in rows]
+            labels_of.update({r["key"]: r["label"] for r in rows})
+            clock.lap("vector")
+        else:
+            notes.append("no embedder configured: vector retriever skipped")
+        if synced.pending:
+            notes.append(f"{synced.pending} documents not embedded yet (strata search --embed)")
+        seeds = [
+            f
+            for f in rrf(rankings, weights=WEIGHTS)[:SEEDS]
+            if labels_of.get(f.key) in ("Symbol", "File")
+        ]
+        rankings["graph"] = self._neighbours(seeds, labels_of, params, timeout)
+        clock.lap("graph")
+        fused = rrf(rankings, weights=WEIGHTS)
+        hits = self._hydrate(
+            fused=fused,
+            labels_of=labels_of,
+            as_of=as_of,
+            kinds=wanted_kinds,
+            first=first,
+            timeout=timeout,
+        )
+        clock.lap("hydrate")
+        return SearchResult(
+            query=text,
+            repository=repository,
+            hits=hits,
+            as_of=as_of,
+            retrievers=tuple(rankings),
+            pending_embeddings=synced.pending,
+            notes=notes,
+            timings=clock.laps,
+        )
+
+    def require_repository(
+        self, repository: str, repos: Sequence[str] | None, *, timeout: float | None = None
+    ) -> None:
+        """:class:`NotFound` unless the repository is indexed and readable by the caller."""
+        if not isinstance(repository, str) or not repository.strip():
+            raise ValidationError("a repository name is required", field="repository")
+        readable = repos is None or repository in repos
+        rows = self._gateway.read(REPOSITORY, repo=repository, timeout=timeout) if readable else []
+        if not rows:
+            raise NotFound(
+                f"repository {repository!r} is not indexed (or not readable with this key)",
+                hint="index it first: strata index PATH --repo NAME",
+                repository=repository,
+            )
+
+    def _neighbours(
+        self,
+        seeds: list[Fused],
+        labels_of: dict[str, str],
+        params: dict[str, Any],
+        timeout: float | None,
+    ) -> list[Ranked]:
+        """Entities next to the strong hits, scored by the fused scores of those hits."""
+        if not seeds:
+            return []
+        rows = self._gateway.read(
+            NEIGHBOURS,
+            seeds=[{"key": s.key, "label": labels_of[s.key]} for s in seeds],
+            timeout=timeout,
+            **params,
+        )
+        weight = {s.key: s.score for s in seeds}
+        score: dict[str, float] = defaultdict(float)
+        via: dict[str, str] = {}
+        for row in rows:
+            score[row["key"]] += weight[row["seed"]] * REL_WEIGHT.get(row["rel"], 1.0)
+            labels_of.setdefault(row["key"], row["label"])
+            via.setdefault(row["key"], f"{row['rel']} {row['seed']}")
+        ranked = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:PER_RETRIEVER]
+        return [Ranked(key, value, via[key]) for key, value in ranked]
+
+    def _hydrate(
+        self,
+        *,
+        fused: list[Fused],
+        labels_of: dict[str, str],
+        as_of: AsOf,
+        kinds: list[str] | None,
+        first: int,
+        timeout: float | None,
+    ) -> list[SearchHit]:
+        """The winners' state as of the moment, in fused order, cut to ``first``."""
+        window = fused[: first * 3]
+        by_label: dict[str, list[str]] = defaultdict(list)
+        for item in window:
+            by_label[labels_of[item.key]].append(item.key)
+        found: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {}
+        for label, keys in by_label.items():
+            statement = HYDRATE.format(label=checked_label(label))
+            for row in self._gateway.read(statement, keys=keys, timeout=timeout, **as_of.params()):
+                found[row["key"]] = (label, row["node"], decode_fact(row["state"]))
+        hits: list[SearchHit] = []
+        for item in window:
+            if item.key not in found:
+                continue
+            hit = _hit(item, *found[item.key])
+            if kinds is not None and hit.kind not in kinds:
+                continue
+            hits.append(hit)
+            if len(hits) == first:
+                break
+        return hits
+
+
+def _hit(item: Fused, label: str, node: dict[str, Any], state: dict[str, Any]) -> SearchHit:
+    kind = {"File": "file", "Requirement": "requirement", "Decision": "decision"}.get(
+        label, str(state.get("kind") or "symbol")
+    )
+    name = str(
+        node.get("name")
+        or node.get("req_id")
+        or node.get("decision_id")
+        or node.get("path")
+        or node["key"]
+    )
+    path = node.get("path") or state.get("path") or state.get("source_path")
+    # The projection names every field: a missing one is there as None.
+    line_start = state.get("line_start") or state.get("line")
+    summary = (
+        state.get("signature")
+        or state.get("text")
+        or state.get("title")
+        or _first_line(state.get("docstring"))
+    )
+    return SearchHit(
+        key=node["key"],
+        label=label,
+        kind=kind,
+        name=name,
+        qualified_name=str(state.get("qualified_name") or name),
+        repo=node["repo"],
+        ref=node.get("ref"),
+        score=round(item.score, 6),
+        matches=tuple(
+            Match(retriever, rank, round(score, 6), note)
+            for retriever, (rank, score, note) in item.ranks.items()
+        ),
+        evidence=Evidence(
+            path=path,
+            line_start=line_start,
+            line_end=state.get("line_end") or line_start,
+            commit=state.get("source_commit"),
+        ),
+        summary=str(summary)[:300] if summary else None,
+        valid_at=_iso(state.get("valid_at")),
+    )
+
+
+class _Clock:
+    """Milliseconds per stage, so a slow search says where its time went."""
+
+    def __init__(self) -> None:
+        self._last = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.laps[stage] = round((now - self._last) * 1000, 2)
+        self._last = now
+
+
+def _iso(value: object) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else None
+
+
+def _first_line(text: object) -> str | None:
+    if not text:
+        return None
+    return str(text).strip().splitlines()[0]

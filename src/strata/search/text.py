@@ -1,0 +1,140 @@
+"""Pure text handling for search: identifier splitting, query checks, Lucene escaping.
+
+Neo4j's fulltext analyzers split on whitespace and punctuation but keep
+``plan_set`` and ``strata.temporal.plan_set`` whole and never split
+``planSet``; so the words of an identifier are spelled out here, once, on the
+document side (:func:`identifier_words`) and on the query side (:func:`query_terms`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+from strata.errors import ValidationError
+
+MAX_QUERY_BYTES = 10_000
+MAX_TERMS = 32
+MAX_FIRST = 50
+EMBED_CHARS = 240  # the encoder costs ~6 ms at 200 characters, ~15 at 400
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+# camelCase / PascalCase / ACRONYMWords / digits: "parseHTTPRequest2" -> parse, HTTP, Request, 2
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Lucene's query syntax characters (classic QueryParser), escaped with a backslash.
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
+_LUCENE_WORDS = frozenset({"AND", "OR", "NOT", "TO"})
+
+
+def identifier_words(text: str) -> list[str]:
+    """Lower-cased words of identifiers and prose, whole and split.
+
+    ``CodeReads.find_symbols`` gives ``codereads code reads find_symbols find
+    symbols``: the whole identifier (exact matches rank first) and its parts.
+    """
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        lower = word.lower()
+        out.append(lower)
+        parts = [p.lower() for chunk in word.split("_") for p in _HUMP.findall(chunk)]
+        if len(parts) > 1:
+            out.extend(parts)
+    return out
+
+
+def doc_text(values: Iterable[str | None]) -> str:
+    """The indexed text of some fields: their words, de-duplicated in order."""
+    seen: dict[str, None] = {}
+    for value in values:
+        if value:
+            for word in identifier_words(value):
+                seen.setdefault(word, None)
+    return " ".join(seen)
+
+
+def check_query(query: object) -> str:
+    """The query, stripped; a :class:`ValidationError` for empty, huge or binary input."""
+    if isinstance(query, bytes):
+        raise ValidationError("the search query must be text, not bytes", field="query")
+    if not isinstance(query, str):
+        raise ValidationError("the search query must be a string", field="query")
+    if len(query.encode("utf-8", errors="surrogatepass")) > MAX_QUERY_BYTES:
+        raise ValidationError(
+            f"the search query is longer than {MAX_QUERY_BYTES} bytes",
+            field="query",
+            hint="search for a few words or an identifier",
+        )
+    if _CONTROL.search(query) or any(0xD800 <= ord(c) <= 0xDFFF for c in query):
+        raise ValidationError(
+            "the search query contains binary or control characters", field="query"
+        )
+    stripped = query.strip()
+    if not stripped:
+        raise ValidationError("the search query is empty", field="query")
+    return stripped
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct words a query searches for (whole identifiers and their parts)."""
+    terms: dict[str, None] = {}
+    for word in identifier_words(query):
+        terms.setdefault(word, None)
+    return list(terms)[:MAX_TERMS]
+
+
+def escape_lucene(term: str) -> str:
+    """A term safe to place in a Lucene query: special characters and operators escaped."""
+    escaped = _LUCENE_SPECIAL.sub(r"\\\1", term)
+    if escaped in _LUCENE_WORDS:
+        return escaped.lower()
+    return escaped
+
+
+def repo_tag(repo: str) -> str:
+    """One Lucene token naming a repository (its name would be split by the analyzer)."""
+    return "r" + hashlib.blake2b(repo.encode(), digest_size=8).hexdigest()
+
+
+def lucene_query(terms: Iterable[str], repo: str) -> str:
+    """A Lucene query over the ``names`` (boosted) and ``text`` fields of one repository.
+
+    The repository is a required clause, so the index's top hits are this
+    repository's, however many others share the index. Terms are ORed; those of
+    three letters or more also match as prefixes (``reindex*``), so a partial
+    identifier still finds its symbol.
+    """
+    clauses: list[str] = []
+    for term in terms:
+        safe = escape_lucene(term)
+        clauses.append(f"names:{safe}^4")
+        clauses.append(f"text:{safe}")
+        if len(term) >= 3:
+            clauses.append(f"names:{safe}*^2")
+    return f"+rtag:{repo_tag(repo)} +({' OR '.join(clauses)})"
+
+
+def embedding_text(values: Iterable[str | None]) -> str:
+    """The text an embedding summarises: identifiers spelled as words, prose as written."""
+    parts: list[str] = []
+    for value in values:
+        if not value:
+            continue
+        parts.append(" ".join(identifier_words(value)) if _looks_like_identifier(value) else value)
+    # The encoder's cost grows with the text: the name, signature and the first
+    # sentences of the docstring carry what a search needs.
+    return " ".join(parts)[:EMBED_CHARS]
+
+
+def _looks_like_identifier(value: str) -> bool:
+    return " " not in value.strip()
+
+
+def check_first(first: object) -> int:
+    """``first`` within 1..MAX_FIRST, or a :class:`ValidationError`."""
+    if isinstance(first, bool) or not isinstance(first, int) or not 1 <= first <= MAX_FIRST:
+        raise ValidationError(
+            f"first must be an integer from 1 to {MAX_FIRST}", field="first", value=repr(first)[:40]
+        )
+    return first

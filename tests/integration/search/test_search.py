@@ -1,0 +1,186 @@
+"""Hybrid search over an indexed repository, on the real Neo4j."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from strata.errors import NotFound, ValidationError
+from strata.facts import Source, StateFact
+from strata.graph.gateway import Gateway
+from strata.graph.store import FactStore
+from strata.ontology import Ontology
+from strata.search.docs import Embed, SearchIndex
+from strata.search.service import SearchService
+from strata.temporal import AsOf
+from tests.integration.search.conftest import C1, C2, Indexed
+
+
+@pytest.fixture
+def service(gateway: Gateway, embed: Embed) -> SearchService:
+    return SearchService(gateway, SearchIndex(gateway, embed), embed_per_search=1000)
+
+
+def names(result_hits: list[object]) -> list[str]:
+    return [h.qualified_name for h in result_hits]  # type: ignore[attr-defined]
+
+
+class TestRetrievers:
+    """Each retriever finds what it should, and every hit says why and where."""
+
+    def test_identifier_words_match_across_case_styles(
+        self, service: SearchService, shop: Indexed
+    ) -> None:
+        result = service.search("grand total", shop.repo, first=5)
+        top = result.hits[0]
+        assert top.name == "computeGrandTotal"
+        assert top.evidence.path == "web/cart.ts"
+        assert top.evidence.line_start == 3
+        assert top.evidence.commit == shop.shas[0]
+        assert "fulltext" in {m.retriever for m in top.matches}
+
+    def test_snake_case_query_finds_exact_symbol_first(
+        self, service: SearchService, shop: Indexed
+    ) -> None:
+        result = service.search("capture_payment", shop.repo, first=5)
+        assert result.hits[0].qualified_name == "billing.payments.capture_payment"
+        assert result.hits[0].evidence.commit == shop.shas[1]
+
+    def test_docstring_words_and_vectors(self, service: SearchService, shop: Indexed) -> None:
+        result = service.search("give money back to the customer", shop.repo, first=5)
+        assert result.hits[0].qualified_name == "billing.payments.PaymentGateway.refund"
+        retrievers = {m.retriever for m in result.hits[0].matches}
+        assert {"fulltext", "vector"} <= retrievers
+        assert result.pending_embeddings == 0
+
+    def test_graph_neighbours_of_strong_hits_are_boosted(
+        self, service: SearchService, shop: Indexed
+    ) -> None:
+        result = service.search("capture_payment", shop.repo, first=10)
+        graph = {
+            h.qualified_name: m.via
+            for h in result.hits
+            for m in h.matches
+            if m.retriever == "graph"
+        }
+        # place_order calls capture_payment: reached through the call graph
+        assert "billing.orders.place_order" in graph
+        assert "CALLS" in (graph["billing.orders.place_order"] or "")
+
+    def test_kinds_and_layers_filter(self, service: SearchService, shop: Indexed) -> None:
+        result = service.search("payment", shop.repo, kinds=["class"], first=5)
+        assert result.hits
+        assert {h.kind for h in result.hits} == {"class"}
+        files = service.search("cart", shop.repo, kinds=["file"], first=5)
+        assert files.hits[0].evidence.path == "web/cart.ts"
+        assert {h.kind for h in files.hits} == {"file"}
+        knowledge = service.search("cart", shop.repo, layers=["knowledge"], first=5)
+        assert knowledge.hits == []  # no requirement mentions a cart: empty, not an error
+
+    def test_requirement_text(self, service: SearchService, shop: Indexed) -> None:
+        result = service.search("customer card payment", shop.repo, layers=["knowledge"])
+        top = result.hits[0]
+        assert (top.label, top.name, top.kind) == ("Requirement", "REQ-001", "requirement")
+        assert top.evidence.path == "docs/requirements.md"
+        assert top.evidence.line_start == 3
+        assert "capture the payment" in (top.summary or "")
+
+
+class TestAsOf:
+    """Search reads the versions visible at the requested moment."""
+
+    def test_old_name_found_only_in_the_past(self, service: SearchService, shop: Indexed) -> None:
+        before = AsOf.at(C1 + timedelta(days=1))
+        old = service.search("charge_card", shop.repo, as_of=before, first=3)
+        assert old.hits[0].qualified_name == "billing.payments.charge_card"
+        assert old.hits[0].evidence.commit == shop.shas[0]
+        now = service.search("charge_card", shop.repo, first=10)
+        assert "billing.payments.charge_card" not in names(now.hits)
+        after = AsOf.at(C2 + timedelta(days=1))
+        assert "billing.payments.capture_payment" in names(
+            service.search("capture payment", shop.repo, as_of=after, first=3).hits
+        )
+
+
+class TestBadInput:
+    """Bad input is a typed error; an unknown repository is NotFound, never []."""
+
+    @pytest.mark.parametrize(
+        ("query", "kwargs"),
+        [
+            ("", {}),
+            ("   ", {}),
+            ("x" * 10_001, {}),
+            ("bin\x00ary", {}),
+            (b"bytes", {}),
+            ("ok", {"layers": ["nope"]}),
+            ("ok", {"layers": []}),
+            ("ok", {"kinds": ["widget"]}),
+            ("ok", {"first": 0}),
+            ("ok", {"first": 51}),
+            ("ok", {"first": True}),
+        ],
+    )
+    def test_refused(
+        self, service: SearchService, shop: Indexed, query: object, kwargs: dict[str, object]
+    ) -> None:
+        with pytest.raises(ValidationError):
+            service.search(query, shop.repo, **kwargs)  # type: ignore[arg-type]
+
+    def test_unknown_repository(self, service: SearchService) -> None:
+        with pytest.raises(NotFound):
+            service.search("anything", "no-such-repo-xyz")
+
+    def test_unreadable_repository_looks_unknown(
+        self, service: SearchService, shop: Indexed
+    ) -> None:
+        with pytest.raises(NotFound):
+            service.search("payment", shop.repo, repos=["other"])
+
+    @pytest.mark.parametrize(
+        "query", ['title:"x" AND (', "a OR b NOT c", "*", "~foo^3", "path:/etc/passwd", "\\"]
+    )
+    def test_lucene_syntax_is_plain_text(
+        self, service: SearchService, shop: Indexed, query: str
+    ) -> None:
+        service.search(query, shop.repo)  # no parser error reaches the caller
+
+
+class TestDocumentSync:
+    """The search documents follow the facts, including a batch that commits late."""
+
+    def test_late_commit_behind_the_cursor_is_found(
+        self, gateway: Gateway, ontology: Ontology, shop: Indexed
+    ) -> None:
+        index = SearchIndex(gateway, None)
+        index.sync(shop.repo)
+        through = gateway.read(
+            "MATCH (c:SearchCursor {repo: $repo}) RETURN c.through AS t", repo=shop.repo
+        )[0]["t"].to_native()
+        # A transaction stamped before the cursor that becomes visible only now.
+        late = StateFact(
+            "Symbol",
+            {
+                "repo": shop.repo,
+                "ref": "main",
+                "path": "late.py",
+                "qualname": "lateArrival",
+                "name": "lateArrival",
+            },
+            {
+                "kind": "function",
+                "qualified_name": "late.lateArrival",
+                "line_start": 1,
+                "line_end": 2,
+                "body_hash": "b0",
+                "language": "python",
+            },
+            C2,
+            source=Source(commit=shop.shas[1], path="late.py", line=1),
+        )
+        FactStore(gateway, ontology).apply("code", [late], tx_time=through - timedelta(seconds=5))
+        assert index.sync(shop.repo).documents == 1
+        assert index.sync(shop.repo).documents == 0  # nothing new: nothing written
+        service = SearchService(gateway, index)
+        assert service.search("late arrival", shop.repo).hits[0].name == "lateArrival"
