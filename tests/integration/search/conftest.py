@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from strata.code.cache import ExtractCache
-from strata.code.git import Git
 from strata.code.indexer import CodeIndexer
+from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
