@@ -304,7 +304,7 @@ class WebhookReceiver:
         wanted: list[Push] = []
         skipped: dict[str, str] = {}
         for push in pushes:
-            if is_zero_sha(push.after):
+            if is_zero_sha(push.after) and not push.ref.startswith("refs/heads/"):
                 skipped[push.ref] = "deleted"
             elif push.ref.startswith("refs/tags/"):
                 if self.settings.webhook_index_tags:

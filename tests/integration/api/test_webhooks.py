@@ -278,8 +278,24 @@ class TestDeliveries:
         job_id = api.push("github", repo, body, github(body)).json()["jobs"][0]
         assert JobStore(api.redis).get(job_id).params["before"] is None
 
-    def test_branch_deletion_enqueues_nothing(self, api: Api, repo: str) -> None:
+    def test_branch_deletion_closes_the_branch(self, api: Api, repo: str) -> None:
+        """Deleting the tracked branch is a job: the worker closes its facts at that moment."""
         body = push_body(after=ZERO, deleted=True)
+        response = api.push("github", repo, body, github(body))
+        assert response.status_code == 202, response.text
+        record = JobStore(api.redis).get(response.json()["jobs"][0])
+        assert record.params["after"] == ZERO
+        assert api.queued() == 1
+
+    def test_deleting_an_untracked_branch_enqueues_nothing(self, api: Api, repo: str) -> None:
+        body = push_body(ref="refs/heads/feature", after=ZERO, deleted=True)
+        response = api.push("github", repo, body, github(body))
+        assert response.status_code == 200
+        assert response.json()["refs"] == {"refs/heads/feature": "branch not tracked"}
+        assert api.queued() == 0
+
+    def test_tag_deletion_enqueues_nothing(self, api: Api, repo: str) -> None:
+        body = push_body(ref="refs/tags/v1.0", after=ZERO, deleted=True)
         response = api.push("github", repo, body, github(body))
         assert response.status_code == 200
         assert response.json()["status"] == "deleted, nothing to index"

@@ -8,19 +8,14 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-import redis
 
 from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
-from strata.jobs import CODE_REINDEX, ReindexJob
-from strata.jobstore import JobStore, new_job_id
 from strata.registry import KeyRing, RepoRegistry
 from strata.security import ServerKeys
 from strata.settings import Settings
-from strata_workers.app import create_celery
 from tests.gitrepo import GitRepo
 from tests.integration.workers.stack import (
     SECRET,
@@ -166,10 +161,10 @@ class TestForcePushAndDeletion:
         rewritten = _iso(rewritten_at)
         time.sleep(0.01)
 
-        # 3. The branch is deleted (after = zeros): its facts close at the deletion.
+        # 3. The branch is deleted (a push with after = zeros, through the webhook):
+        # its facts close at the deletion.
         deleted = datetime.now(UTC)
-        job_id = _send_deletion(settings, name)
-        job = wait_job(base, token, job_id, timeout=120)
+        job = wait_job(base, token, push(base, name, c3, ZERO), timeout=120)
         assert job["state"] == "SUCCEEDED", job
         assert job["progress"]["mode"] == "deleted"
         assert _heads(base, token, name) == {}
@@ -179,21 +174,5 @@ class TestForcePushAndDeletion:
         assert _heads(base, token, name, rewritten) == {"main": c3}
         # Nothing was deleted from the graph: every version is still there.
         assert len(gql(base, token, HISTORY, {"id": discounted})["history"]) == 1
-        again = wait_job(base, token, _send_deletion(settings, name), timeout=120)
+        again = wait_job(base, token, push(base, name, c3, ZERO), timeout=120)
         assert again["progress"]["mode"] == "unchanged"
-
-
-def _send_deletion(settings: Settings, name: str) -> str:
-    """The reindex job a deletion push makes (after = zeros), sent as the API sends jobs."""
-    jobs = JobStore(redis.Redis.from_url(settings.redis_url))
-    job_id = new_job_id()
-    jobs.create("code.reindex", name, job_id=job_id, params={"ref": "main", "after": ZERO})
-    job = ReindexJob(job_id=job_id, repo=name, ref="refs/heads/main", after=ZERO)
-    app: Any = create_celery(settings)
-    app.send_task(
-        CODE_REINDEX,
-        kwargs={"job": job.model_dump(mode="json")},
-        queue=settings.queue_code,
-        task_id=job_id,
-    )
-    return job_id
