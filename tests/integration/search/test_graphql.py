@@ -64,10 +64,12 @@ class TestSearchField:
     def test_bad_input_is_a_validation_error(self, api: Api, shop: Indexed) -> None:
         for variables in (
             {"q": "", "r": shop.repo},
-            {"q": "x", "r": shop.repo, "first": 0},
             {"q": "x", "r": shop.repo, "kinds": ["gadget"]},
         ):
             assert codes(api.gql(SEARCH, api.key(), variables)) == ["VALIDATION_ERROR"], variables
+        # A page bound is checked before execution, like every `first` (issue 15, F8).
+        zero = {"q": "x", "r": shop.repo, "first": 0}
+        assert set(codes(api.gql(SEARCH, api.key(), zero))) == {"GRAPHQL_VALIDATION_FAILED"}
 
 
 FUZZY = """

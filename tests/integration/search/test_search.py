@@ -14,6 +14,7 @@ from strata.ontology import Ontology
 from strata.search.docs import Embed, SearchIndex
 from strata.search.service import SearchService
 from strata.temporal import AsOf
+from strata.writers import CodeWriter
 from tests.integration.search.conftest import C1, C2, Indexed
 
 
@@ -179,7 +180,8 @@ class TestDocumentSync:
             C2,
             source=Source(commit=shop.shas[1], path="late.py", line=1),
         )
-        FactStore(gateway, ontology).apply("code", [late], tx_time=through - timedelta(seconds=5))
+        writer = CodeWriter(FactStore(gateway, ontology))
+        writer.write([late], tx_time=through - timedelta(seconds=5))
         assert index.sync(shop.repo).documents == 1
         assert index.sync(shop.repo).documents == 0  # nothing new: nothing written
         service = SearchService(gateway, index)
