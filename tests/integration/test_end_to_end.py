@@ -175,6 +175,37 @@ class TestPushToAnswer:
         assert [c["qualifiedName"] for c in before] == ["app.pricing.total"]
 
 
+class TestPushWritesSearchDocuments:
+    """The code worker writes a push's search documents, so no search pays for them."""
+
+    def test_documents_exist_before_the_first_search(
+        self,
+        api_url: str,
+        worker: Any,
+        settings: Settings,
+        gateway: Gateway,
+        tmp_path: Path,
+        unique: str,
+    ) -> None:
+        name = f"docs-{unique}"
+        repo = GitRepo(tmp_path / name)
+        repo.write("app/__init__.py", "")
+        repo.write("app/pricing.py", PRICING)
+        c1 = repo.commit("pricing", C1)
+        keys = ServerKeys(settings.secret_key.get_secret_value())
+        RepoRegistry(gateway, keys).register(
+            name=name, provider="github", secret=SECRET, path=str(repo.path)
+        )
+        _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
+        accepted = webhook(api_url, name, ZERO, c1)
+        job_id = accepted.json()["jobs"][0]
+        wait_job(api_url, token, job_id)
+        rows = gateway.read("MATCH (d:SearchDoc {repo: $repo}) RETURN d.name AS name", repo=name)
+        assert {"tax", "total"} <= {r["name"] for r in rows}
+        result = gql(api_url, token, "query($id: ID!) { job(id: $id) { result } }", {"id": job_id})
+        assert result["job"]["result"]["search_documents"] == len(rows)
+
+
 class TestReindexCommand:
     """`strata reindex` queues through the API, follows the job, and reports the result."""
 

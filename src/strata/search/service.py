@@ -188,6 +188,22 @@ def check_layers(layers: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(label for layer in LAYERS if layer in layers for label in LAYERS[layer])
 
 
+RETRIEVERS = ("name", "fulltext", "vector", "graph")
+
+
+def check_retrievers(retrievers: Sequence[str] | None) -> frozenset[str]:
+    """The retrievers to run (all by default); unknown names are a ValidationError."""
+    if retrievers is None:
+        return frozenset(RETRIEVERS)
+    unknown = sorted(set(retrievers) - set(RETRIEVERS))
+    if unknown or not retrievers:
+        raise ValidationError(
+            f"unknown or no retrievers {unknown or list(retrievers)}; use {', '.join(RETRIEVERS)}",
+            field="retrievers",
+        )
+    return frozenset(retrievers)
+
+
 def check_kinds(kinds: Sequence[str] | None) -> list[str] | None:
     if kinds is None:
         return None
@@ -223,9 +239,15 @@ class SearchService:
         ref: str | None = None,
         repos: Sequence[str] | None = None,
         timeout: float | None = None,
+        retrievers: Sequence[str] | None = None,
     ) -> SearchResult:
-        """The best ``first`` hits for ``query`` in ``repository`` as of ``as_of``."""
+        """The best ``first`` hits for ``query`` in ``repository`` as of ``as_of``.
+
+        ``retrievers`` keeps only some of name, fulltext, vector and graph (default:
+        all), so a benchmark can measure each alone and in combination.
+        """
         text = check_query(query)
+        use = check_retrievers(retrievers)
         labels = check_layers(layers)
         wanted_kinds = check_kinds(kinds)
         first = check_first(first)
@@ -247,12 +269,12 @@ class SearchService:
         rankings: dict[str, list[Ranked]] = {}
         labels_of: dict[str, str] = {}
         terms = query_terms(text)
-        if _IDENTIFIER.fullmatch(text):
+        if "name" in use and _IDENTIFIER.fullmatch(text):
             rows = self._gateway.read(NAME, needle=text.lower(), timeout=timeout, **params)
             rankings["name"] = [Ranked(r["key"], float(r["score"])) for r in rows]
             labels_of.update({r["key"]: r["label"] for r in rows})
             clock.lap("name")
-        if terms:
+        if terms and "fulltext" in use:
             rows = self._gateway.read(
                 FULLTEXT,
                 lucene=lucene_query(terms, repository),
@@ -265,7 +287,7 @@ class SearchService:
             clock.lap("fulltext")
         notes: list[str] = []
         embed = self._index.embed
-        if embed is not None:
+        if embed is not None and "vector" in use:
             vector = embed([text[:1000]])[0]
             clock.lap("embed")
             rows = self._gateway.read(
@@ -274,7 +296,7 @@ class SearchService:
             rankings["vector"] = [Ranked(r["key"], float(r["score"])) for r in rows]
             labels_of.update({r["key"]: r["label"] for r in rows})
             clock.lap("vector")
-        else:
+        elif "vector" in use:
             notes.append("no embedder configured: vector retriever skipped")
         if synced.pending:
             notes.append(f"{synced.pending} documents not embedded yet (strata search --embed)")
@@ -283,8 +305,9 @@ class SearchService:
             for f in rrf(rankings, weights=WEIGHTS)[:SEEDS]
             if labels_of.get(f.key) in ("Symbol", "File")
         ]
-        rankings["graph"] = self._neighbours(seeds, labels_of, params, timeout)
-        clock.lap("graph")
+        if "graph" in use:
+            rankings["graph"] = self._neighbours(seeds, labels_of, params, timeout)
+            clock.lap("graph")
         fused = rrf(rankings, weights=WEIGHTS)
         hits = self._hydrate(
             fused=fused,

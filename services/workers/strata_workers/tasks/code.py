@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import structlog
 from celery import shared_task
 
-from strata.errors import NotFound
+from strata.errors import NotFound, StrataError
 from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ZERO_SHAS, ReindexJob, parse_job
+from strata.search.docs import SearchIndex
+from strata_workers.context import WorkerContext
 from strata_workers.followups import send_followup
 from strata_workers.runner import (
     RETRY,
@@ -18,6 +21,21 @@ from strata_workers.runner import (
 )
 
 PROGRESS_EVERY_S = 0.5
+log = structlog.get_logger(component="code-task")
+
+
+def _search_documents(ctx: WorkerContext, repo: str) -> int | None:
+    """Write the search documents of what this run recorded, so the first search after a
+    push does not pay for them (embeddings stay lazy: `strata search --embed`).
+
+    They are derived data: a failure here is logged and left to the next search,
+    which writes what is missing; it does not fail the reindex.
+    """
+    try:
+        return SearchIndex(ctx.gateway).sync(repo, embed_budget=0).documents
+    except StrataError as exc:
+        log.warning("search.documents_deferred", repo=repo, error=exc.message)
+        return None
 
 
 @shared_task(name=CODE_REINDEX, bind=True, **RETRY)
@@ -59,6 +77,7 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
             base=result.base,
             changed_symbols=result.changed_symbols,
         )
+    summary["search_documents"] = _search_documents(ctx, parsed.repo)
     ctx.jobs.succeed(parsed.job_id, summary)
     # The cache write ran beside the follow-up; it ends before the task does, so a
     # pool child recycled after this task cannot take it down half done.
