@@ -29,9 +29,8 @@ REQ_ID = re.compile(r"\bREQ-\d{1,6}\b", re.IGNORECASE)
 SYMBOL_ID = re.compile(r"[^\s|`'\"]+\|[^\s|`'\"]+\|[^\s|`'\"]+\|[^\s|`'\"]+")
 BACKTICKED = re.compile(r"`([^`\s]{1,200})`")
 # a.b.c, a/b.py:Name.method, Name.method; not sentence punctuation ("end.")
-QUALIFIED = re.compile(
-    r"(?<![\w./:])(?:[\w./-]+\.\w+:)?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?(?![\w(])"
-)
+PATH_QUALIFIED = re.compile(r"(?<![\w./:])[\w./-]+\.\w+:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+QUALIFIED = re.compile(r"(?<![\w./:])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?(?![\w(])")
 IDENT_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w{2,})\(\)")
 SNAKE_OR_CAMEL = re.compile(r"(?<![\w.])([a-z]+_[a-z0-9_]+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b")
 SINCE_DATE = re.compile(r"\bsince\s+(\d{4}-\d{2}-\d{2})\b", re.IGNORECASE)
@@ -97,6 +96,9 @@ def _names(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for m in BACKTICKED.finditer(text):
         found.append(m.group(1).removesuffix("()"))
+    for m in PATH_QUALIFIED.finditer(text):
+        found.append(m.group(0))
+    text = PATH_QUALIFIED.sub(" ", text)
     for m in QUALIFIED.finditer(text):
         name = m.group(0).removesuffix("()")
         if name.lower() not in _NOT_NAMES and not REQ_ID.fullmatch(name):
