@@ -53,6 +53,8 @@ _KINDS: dict[str, str] = {
     "continue_statement": "continue",
 }
 _FUNCTIONS = ("function", "method", "lambda", "closure", "arrow")
+# Clauses continue the statement they belong to: shown at its depth, not inside it.
+_CLAUSES = frozenset({"elif", "else", "except", "catch", "finally", "case"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +108,9 @@ def _walk(node: Node, depth: int, steps: list[Step], *, top: Node) -> None:
             continue  # a nested definition is its own symbol
         kind = _KINDS.get(child.type)
         if kind is not None:
-            steps.append(Step(child.start_point[0] + 1, depth, kind, _first_line(child)))
-            _walk(child, depth + 1, steps, top=top)
+            at = depth - 1 if kind in _CLAUSES and depth > 0 else depth
+            steps.append(Step(child.start_point[0] + 1, at, kind, _first_line(child)))
+            _walk(child, at + 1, steps, top=top)
         else:
             _walk(child, depth, steps, top=top)
 

@@ -82,7 +82,7 @@ class TestIntents:
         assert outline[:3] == [
             'if: `if code == "VIP":`',
             "  return: `return total * 0.25`",
-            '  elif: `elif code == "HALF":`',
+            'elif: `elif code == "HALF":`',
         ]
         assert outline[-1] == "return: `return 0`"
         # as of C1 the blob of that commit is read: the old body

@@ -43,3 +43,18 @@ class TestOutline:
         src = b"def f(x):\n    def g():\n        return 1\n    if x:\n        return g()\n"
         steps = outline("a.py", src, 1, 5)
         assert [(s.line, s.kind) for s in steps] == [(4, "if"), (5, "return")]
+
+    def test_clauses_at_their_statements_depth(self) -> None:
+        src = (
+            b"def f(x, y):\n    if x:\n        return 1\n    elif y:\n        return 2\n"
+            b"    else:\n        raise ValueError(x)\n"
+        )
+        steps = outline("a.py", src, 1, 7)
+        assert [(s.line, s.kind, s.depth) for s in steps] == [
+            (2, "if", 0),
+            (3, "return", 1),
+            (4, "elif", 0),
+            (5, "return", 1),
+            (6, "else", 0),
+            (7, "raise", 1),
+        ]
