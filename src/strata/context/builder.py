@@ -9,12 +9,12 @@ to answer?), and cut it to the token budget (:func:`strata.context.pack.fit`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 
 from strata.code.changes import CodeChanges
 from strata.code.reads import CodeReads
 from strata.code.views import SymbolView
 from strata.context import evidence as ev
+from strata.context.changed import add_changes, recent_start
 from strata.context.check import check_budget, check_task
 from strata.context.outline import Step, outline
 from strata.context.pack import Candidate, Cite, Line, Pack, fit
@@ -29,8 +29,6 @@ from strata.trace.reads import TraceReads
 
 SEARCH_FIRST = 5
 CALLS_FIRST = 12
-CHANGES_FIRST = 60
-RECENT_HEADS = 5  # "what changed" without a date: since the 5th-latest indexed head
 _PATHLIKE = (".py", ".ts", ".js", ".go", ".java", ".rs", ".kt", ".cs", ".php", ".tsx", ".jsx")
 
 
@@ -40,6 +38,7 @@ class _Found:
     chosen_by: str | None = None
     candidates: list[Candidate] = field(default_factory=list)
     path_hint: str | None = None
+    missing: str | None = None  # an explicit name that matched no symbol
 
 
 class ContextBuilder:
@@ -102,6 +101,8 @@ class ContextBuilder:
                 pack.lines += ev.target_lines(found.target, chosen_by=found.chosen_by)
             if routed.intent is Intent.what_changed:
                 self._what_changed(pack, routed, found, as_of, timeout=timeout)
+            elif found.missing is not None:
+                pack.reasons.append(f"no symbol named {found.missing} in {repository} as of then")
             elif found.target is None:
                 pack.reasons.append("no symbol in the task or among the search hits")
             else:
@@ -155,6 +156,12 @@ class ContextBuilder:
             timeout=timeout,
         )
         found.candidates = [ev.candidate_of(h) for h in result.hits]
+        named = [n for n in routed.names if not (n.endswith(_PATHLIKE) and ":" not in n)]
+        if named:
+            # The task named something that does not exist: near misses are candidates, not
+            # an answer about something else.
+            found.missing = named[0]
+            return found
         if result.hits:
             top = result.hits[0]
             found.target = self._code.symbol(top.key, as_of, repos=repos, timeout=timeout)
@@ -324,49 +331,22 @@ class ContextBuilder:
             pack.lines.append(Line("Links", text, cite, 80 - i * 0.5))
 
     def _what_changed(
-        self,
-        pack: Pack,
-        routed: Route,
-        found: _Found,
-        as_of: AsOf,
-        *,
-        timeout: float | None,
+        self, pack: Pack, routed: Route, found: _Found, as_of: AsOf, *, timeout: float | None
     ) -> None:
-        repository = pack.repository
-        end = as_of.valid_at + timedelta(seconds=1)
-        start = routed.since or self._recent_start(repository, as_of, timeout)
-        path = found.target.path if found.target is not None else found.path_hint
-        page = self._changes.page(
-            repository, start, end, path=path, first=CHANGES_FIRST, timeout=timeout
+        start = routed.since or recent_start(
+            self._code, self._reads, self._ontology, pack.repository, as_of, timeout=timeout
         )
-        changes = page.changes
-        if found.target is not None:
-            mine = [c for c in changes if found.target.key in (c.key, c.previous_key)]
-            changes = mine + [c for c in changes if c not in mine]
-        pack.lines += ev.change_lines(list(reversed(changes)), base=80)
-        if page.total > len(changes):
-            pack.notes.append(f"{page.total - len(changes)} more changes in the window")
-        if not changes:
-            where = f" under {path}" if path else ""
-            pack.reasons.append(
-                f"no symbol changed{where} between {start.date()} and {as_of.valid_at.date()}"
-            )
-
-    def _recent_start(self, repository: str, as_of: AsOf, timeout: float | None) -> datetime:
-        """The valid time of the RECENT_HEADS-th latest index of the default branch (the first
-        index adds every symbol: it is skipped while later ones exist)."""
-        branches = self._code.branches(repository, as_of, timeout=timeout)
-        if not branches:
-            return as_of.valid_at - timedelta(days=30)
-        key = self._ontology.node("Branch").make_key({"repo": repository, "ref": branches[0].ref})
-        times = sorted(
-            v.valid_at
-            for v in self._reads.state_history("Branch", key, timeout=timeout)
-            if v.valid_at <= as_of.valid_at
+        target = found.target
+        path = target.path if target is not None else found.path_hint
+        add_changes(
+            pack,
+            self._changes,
+            start,
+            as_of,
+            path=path,
+            key=target.key if target is not None else None,
+            timeout=timeout,
         )
-        if len(times) > 1:
-            return times[max(1, len(times) - RECENT_HEADS)]
-        return times[0] if times else datetime(1970, 1, 1, tzinfo=UTC)
 
     def _gap_cite(self, pack: Pack, repository: str, as_of: AsOf, timeout: float | None) -> Cite:
         for line in pack.lines:

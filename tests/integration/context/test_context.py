@@ -116,8 +116,19 @@ class TestIntents:
         pack = builder.build("explain `no_such_function_anywhere`", shop.name)
         assert pack.target is None
         assert not pack.sufficient
-        assert pack.reasons == ["no symbol in the task or among the search hits"]
+        assert pack.reasons == [
+            f"no symbol named no_such_function_anywhere in {shop.name} as of then"
+        ]
         assert pack.lines[0].cite.commit == shop.shas[-1]  # the gap cites the indexed head
+        vague = builder.build("explain zzqx qqzz", shop.name)
+        assert vague.reasons == ["no symbol in the task or among the search hits"]
+
+    def test_misnamed_target_gives_candidates(self, builder: ContextBuilder, shop: Shop) -> None:
+        pack = builder.build("tests for `Cart.totals`", shop.name)
+        assert pack.target is None
+        assert not pack.sufficient
+        assert "cart.Cart.total" in [c.qualified_name for c in pack.candidates]
+        assert any("cart.Cart.total" in t for t in texts(pack, "Candidates"))
 
 
 class TestBudget:
