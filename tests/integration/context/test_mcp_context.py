@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -100,3 +102,26 @@ def test_context_and_readable_changes(
     renamed = code["commits"][0]["changes"][0]
     assert (renamed["change"], renamed["previous_qualname"]) == ("renamed", "legacy_total")
     assert code["commits"][0]["commit"] == shop.shas[1]
+
+
+def test_cli_context(settings: Settings, shop: Shop) -> None:
+    """`strata context` prints the pack as JSON (and markdown by default), or a clear error."""
+    env = {**os.environ, **settings_env(settings), "PYTHONPATH": PYTHONPATH}
+    task = "trace the flow of `discount`"
+    base = [*STRATA, "context", task, "--repo", shop.name, "--source", str(shop.path)]
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*base, *extra], check=False, env=env, capture_output=True, text=True)
+
+    done = run("--format", "json", "--budget", "300")
+    assert done.returncode == 0, done.stderr
+    pack = json.loads(done.stdout)
+    assert pack["intent"] == "trace_flow"
+    assert pack["tokens"] <= 300
+    outline = next(s for s in pack["sections"] if s["title"] == "Outline")
+    assert outline["lines"][0]["citation"] == f"pricing.py:9@{shop.shas[1][:12]}"
+    text = run()
+    assert text.stdout.startswith("# Context (trace_flow): pricing.discount\n")
+    bad = run("--budget", "0")
+    assert bad.returncode != 0
+    assert "budget 0 is outside 50..20000" in bad.stderr + bad.stdout
