@@ -40,6 +40,14 @@ class Line:
     cite: Cite
     value: float
 
+    def __post_init__(self) -> None:
+        # One line is one claim with one citation: text from a docstring or a requirement
+        # may hold line breaks, which would leave an uncited line in the markdown.
+        parts = self.text.splitlines()
+        if len(parts) > 1 or (parts and parts[0] != self.text):
+            flat = " ".join(p.strip() for p in parts if p.strip())
+            object.__setattr__(self, "text", flat)
+
     def markdown(self) -> str:
         return f"- {self.text} [{self.cite}]"
 

@@ -82,3 +82,15 @@ class TestTokenizer:
         assert count_tokens("hello world") == 2
         # a special-token string is counted as plain text, never refused
         assert count_tokens("<|endoftext|>") > 1
+
+
+class TestLine:
+    """A line never breaks: each markdown row keeps its citation."""
+
+    def test_breaks_flattened(self) -> None:
+        line = Line("Target", "doc: first\n  second\r\nthird", Cite("a.py", 1, "c" * 40), 1.0)
+        assert line.text == "doc: first second third"
+        assert line.markdown() == f"- doc: first second third [a.py:1@{'c' * 12}]"
+
+    def test_indentation_kept(self) -> None:
+        assert Line("Outline", "  if: `x`", Cite("a.py", 1, None), 1.0).text == "  if: `x`"
