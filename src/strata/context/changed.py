@@ -31,11 +31,10 @@ def add_changes(
     page = changes.page(
         pack.repository, start, end, path=path, first=CHANGES_FIRST, timeout=timeout
     )
-    found = page.changes
-    if key is not None:
-        mine = [c for c in found if key in (c.key, c.previous_key)]
-        found = mine + [c for c in found if c not in mine]
-    pack.lines += ev.change_lines(list(reversed(found)), base=80)
+    newest = list(reversed(page.changes))
+    mine = [c for c in newest if key is not None and key in (c.key, c.previous_key)]
+    found = mine + [c for c in newest if c not in mine]  # the target's own changes first
+    pack.lines += ev.change_lines(found, base=80)
     if page.total > len(found):
         pack.notes.append(f"{page.total - len(found)} more changes in the window")
     if not found:

@@ -103,6 +103,11 @@ class TestIntents:
             "renamed function `pricing.sum_items` on 2025-06-01 (was pricing.py:legacy_total)",
             "modified function `pricing.discount` on 2025-06-01",
         ]
+        mine = builder.build("what changed in `discount` since 2025-05-15", shop.name)
+        assert texts(mine, "Changes") == [
+            "modified function `pricing.discount` on 2025-06-01",  # the target's own first
+            "renamed function `pricing.sum_items` on 2025-06-01 (was pricing.py:legacy_total)",
+        ]
         only = builder.build("what changed in pricing.py", shop.name)
         assert [t.split()[0] for t in texts(only, "Changes")] == ["renamed", "modified"]
 
