@@ -12,6 +12,7 @@ from strata.graph.reads import Change, FactVersion
 from strata.search.service import SearchHit, SearchResult
 from strata.temporal import AsOf
 from strata.trace.reads import Entity, LinkView
+from strata_mcp.context_models import CodeChangesOut
 
 MAX_TEXT = 1000
 
@@ -247,6 +248,7 @@ class ChangeOut(BaseModel):
 class ChangesOut(BaseModel):
     repository: str
     changes: list[ChangeOut]
+    code: CodeChangesOut | None = None  # `readable`: symbol changes by commit
 
 
 class RequirementOut(BaseModel):

@@ -1,5 +1,5 @@
 """The MCP server: search, symbol, callers, callees, impact, history, changes,
-requirement and tests_for.
+requirement, tests_for and context.
 
 Each tool reads through the core (``strata.search``, ``strata.code.reads``,
 ``strata.graph.reads``) in a worker thread, takes an optional ``as_of``
@@ -22,6 +22,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from strata.code.changes import CodeChanges
 from strata.code.reads import MAX_DEPTH, CodeReads
 from strata.errors import NotFound, StrataError
 from strata.graph.gateway import Gateway
@@ -33,6 +34,8 @@ from strata.settings import Settings
 from strata.trace.reads import TraceReads
 from strata_api.graphql.errors import client_view
 from strata_mcp.access import Access
+from strata_mcp.context_models import CodeChangesOut
+from strata_mcp.context_tools import register_context_tools
 from strata_mcp.models import (
     AsOfArg,
     Call,
@@ -88,7 +91,7 @@ def _repos(principal: Principal) -> list[str] | None:
     return None if readable.all else sorted(readable.names)
 
 
-def build_server(core: Core, access: Access) -> MCPServer:
+def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a closure per tool
     """The MCP server with every tool registered."""
     mcp: MCPServer = MCPServer(name="strata", instructions=INSTRUCTIONS)
     code = CodeReads(core.gateway, core.ontology)
@@ -252,7 +255,13 @@ def build_server(core: Core, access: Access) -> MCPServer:
         versions = await run(reads.state_history, kind, id, limit=first, timeout=timeout)
         return HistoryOut(id=id, versions=[Version.of(v) for v in versions])
 
-    @mcp.tool(description="Facts opened and closed in a repository between two instants.")
+    @mcp.tool(
+        description=(
+            "Facts opened and closed in a repository between two instants. With "
+            "`readable`, symbol changes instead: added / removed / modified / moved / renamed, "
+            "grouped by commit, filtered by `path` prefix, `kind` and `change`, paged by `after`."
+        )
+    )
     async def changes(  # noqa: PLR0917 - the parameters are the tool's input schema
         repository: Repository,
         start: datetime,
@@ -260,16 +269,28 @@ def build_server(core: Core, access: Access) -> MCPServer:
         ctx: Context,
         axis: Literal["valid", "known"] = "valid",
         first: Annotated[int, Field(ge=1, le=500)] = 100,
+        readable: bool = False,
+        path: str | None = None,
+        kind: str | None = None,
+        change: Literal["added", "removed", "modified", "moved", "renamed"] | None = None,
+        after: str | None = None,
     ) -> ChangesOut:
         principal = await who(ctx)
         if not principal.can_read(repository):
             raise _tool_error(
                 NotFound(f"repository {repository!r} is not readable with this key"), expose
             )
+        if readable:
+            page = await run(
+                CodeChanges(core.gateway).page, repository, start, end, path=path, kind=kind,
+                change=change, first=min(first, 200), after=after, timeout=timeout,
+            )  # fmt: skip
+            return ChangesOut(repository=repository, changes=[], code=CodeChangesOut.of(page))
         found = await run(reads.changes, repository, start, end, axis=axis, limit=first)
         return ChangesOut(repository=repository, changes=[ChangeOut.of(c) for c in found])
 
     _trace_tools(mcp, core, who, run)
+    register_context_tools(mcp, core, who, run)
     return mcp
 
 

@@ -20,6 +20,8 @@ from strawberry.types.graphql import OperationType
 
 from strata.settings import Settings
 from strata_api.graphql.code import CodeQuery
+from strata_api.graphql.code_changes import CodeChangesQuery
+from strata_api.graphql.context_pack import ContextQuery
 from strata_api.graphql.errors import log_error
 from strata_api.graphql.findings import FindingQuery
 from strata_api.graphql.introspection import INTROSPECTION_ROOTS, is_introspection
@@ -33,7 +35,17 @@ from strata_api.graphql.trace import TraceQuery
 
 
 @strawberry.type
-class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery, FindingQuery, SearchQuery):
+class Query(
+    OpsQuery,
+    JobQuery,
+    CodeQuery,
+    TraceQuery,
+    KnowledgeQuery,
+    FindingQuery,
+    SearchQuery,
+    ContextQuery,
+    CodeChangesQuery,
+):
     """Every read of the API."""
 
 

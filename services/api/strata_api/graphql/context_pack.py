@@ -1,0 +1,62 @@
+"""The ``context`` query: a task's context pack over one repository, as of a moment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import strawberry
+
+from strata.context.builder import ContextBuilder
+from strata.context.pack import Pack
+from strata.context.sources import git_blobs
+from strata.search.docs import SearchIndex, embedder_for
+from strata.search.service import SearchService
+from strata.temporal import AsOf
+from strata_api.graphql.context import Context, Info
+from strata_api.graphql.types.asof import AsOfInput
+from strata_api.graphql.types.context_pack import ContextPack
+
+
+def _builder(ctx: Context) -> ContextBuilder:
+    registry = ctx.registry
+    mirrors = ctx.settings.mirrors_dir
+
+    def locate(repository: str) -> Path | None:
+        # A registered local path is the repository itself; otherwise its mirror.
+        found = registry.get(repository) if registry is not None else None
+        if found is not None and found.path:
+            return Path(found.path)
+        return mirrors / f"{repository}.git"
+
+    search = SearchService(ctx.gateway, SearchIndex(ctx.gateway, embedder_for(ctx.settings)))
+    return ContextBuilder(ctx.gateway, ctx.ontology, search, git_blobs(locate))
+
+
+@strawberry.type
+class ContextQuery:
+    @strawberry.field(
+        description=(
+            "A context pack for a task: the task routed to an intent, its target resolved, "
+            "evidence gathered and gated, cut to budgetTokens (50..20000, cl100k_base), "
+            "every line cited path:line@commit."
+        )
+    )
+    async def context(
+        self,
+        info: Info,
+        task: str,
+        repository: str,
+        budget_tokens: int = 500,
+        as_of: AsOfInput | None = None,
+    ) -> ContextPack:
+        ctx = info.context
+        pair: AsOf = AsOfInput.resolve(as_of)
+        pack: Pack = await ctx.run(
+            _builder(ctx).build,
+            task,
+            repository,
+            budget_tokens=budget_tokens,
+            as_of=pair,
+            repos=ctx.readable_names(),
+        )
+        return ContextPack.from_domain(pack)
