@@ -479,11 +479,11 @@ def main() -> None:
     sdist = fetch_sdist()
     cli_repo = make_repo(sdist, "race-cli")
     files, lines = tree_size(cli_repo)
-    print(f"[race] strata CLI on {files:,} files", flush=True)
-    cli = strata_cli(cli_repo, args.rounds)
     wk = None
     stack = None
-    with Stack() as running:
+    with Stack() as running:  # the CLI writes into the same Neo4j the stack runs
+        print(f"[race] strata CLI on {files:,} files", flush=True)
+        cli = strata_cli(cli_repo, args.rounds)
         if not args.skip_worker:
             print("[race] strata webhook -> API -> worker", flush=True)
             wk = strata_worker(make_repo(sdist, "race-worker"), args.rounds, running)
