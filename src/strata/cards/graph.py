@@ -169,9 +169,11 @@ class Snapshot:
         return [s for p in sorted(self.files.get(package, {})) for s in self.symbols.get(p, [])]
 
 
-def resolve_commit(gateway: Gateway, repo: str, ref: str, sha: str | None) -> tuple[str, datetime]:
+def resolve_commit(
+    gateway: Gateway, repo: str, ref: str, sha: str | None, *, timeout: float | None = None
+) -> tuple[str, datetime]:
     """The indexed commit (default: the ref's head) and its moment in valid time."""
-    rows = gateway.read(COMMIT_AT, repo=repo, ref=ref, sha=sha)
+    rows = gateway.read(COMMIT_AT, repo=repo, ref=ref, sha=sha, timeout=timeout)
     if not rows:
         what = f"commit {sha}" if sha else "any commit"
         raise NotFound(f"{repo}/{ref} has no indexed {what}", hint="index it first")
@@ -186,12 +188,14 @@ def load_snapshot(
     *,
     known_at: datetime | None = None,
     changes: int = 200,
+    timeout: float | None = None,
 ) -> Snapshot:
     """Read the package graph of ``repo``/``ref`` as of ``commit`` (default: the head)."""
-    sha, valid_at = resolve_commit(gateway, repo, ref, commit)
+    sha, valid_at = resolve_commit(gateway, repo, ref, commit, timeout=timeout)
     params: dict[str, Any] = {
         "repo": repo,
         "ref": ref,
+        "timeout": timeout,
         **AsOf.at(valid_at, known_at or now()).params(),
     }
     packages = {

@@ -68,9 +68,17 @@ class CardService:
             self.store.write(cards)
         return cards
 
-    def cards(self, repo: str, ref: str = "main", as_of: AsOf | None = None) -> list[Card]:
-        """The stored cards as of a moment (default: now)."""
-        return self.store.read(repo, as_of or AsOf.at(), ref=ref)
+    def cards(
+        self,
+        repo: str,
+        ref: str = "main",
+        as_of: AsOf | None = None,
+        *,
+        package: str | None = None,
+        timeout: float | None = None,
+    ) -> list[Card]:
+        """The stored cards as of a moment (default: now); ``package``: by path or name."""
+        return self.store.read(repo, as_of or AsOf.at(), ref=ref, package=package, timeout=timeout)
 
     def check(self, repo: str, ref: str = "main") -> list[CardCheck]:
         """Gate every stored card at its own commit and diff its sources against the head."""
@@ -94,11 +102,19 @@ class CardService:
             return Staleness(removed=tuple(sorted(card.sources)) or ("package",))
         return diff_sources(card.sources, sources_of(now, card.package))
 
+    def with_staleness(
+        self, repo: str, ref: str = "main", *, timeout: float | None = None
+    ) -> list[tuple[Card, Staleness]]:
+        """Every current card with what changed in its sources since it was compiled."""
+        cards = self.cards(repo, ref, timeout=timeout)
+        if not cards:
+            return []
+        head = load_snapshot(self._gateway, repo, ref, timeout=timeout)
+        return [(c, self.staleness(c, head)) for c in cards]
+
     def stale(self, repo: str, ref: str = "main") -> list[tuple[Card, Staleness]]:
         """The stored cards whose sources changed since they were compiled."""
-        head = load_snapshot(self._gateway, repo, ref)
-        found = [(c, self.staleness(c, head)) for c in self.cards(repo, ref)]
-        return [(c, s) for c, s in found if s.stale]
+        return [(c, s) for c, s in self.with_staleness(repo, ref) if s.stale]
 
 
 def export_cards(cards: list[Card], directory: Path) -> list[Path]:

@@ -19,6 +19,7 @@ from strawberry.types import ExecutionContext, ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from strata.settings import Settings
+from strata_api.graphql.cards import CardQuery
 from strata_api.graphql.code import CodeQuery
 from strata_api.graphql.errors import log_error
 from strata_api.graphql.findings import FindingQuery
@@ -33,7 +34,9 @@ from strata_api.graphql.trace import TraceQuery
 
 
 @strawberry.type
-class Query(OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery, FindingQuery, SearchQuery):
+class Query(
+    OpsQuery, JobQuery, CodeQuery, TraceQuery, KnowledgeQuery, FindingQuery, SearchQuery, CardQuery
+):
     """Every read of the API."""
 
 
