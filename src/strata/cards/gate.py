@@ -162,7 +162,9 @@ class _Checker:
         self.package = package
         mine = snap.symbols_of(package) if package is not None else []
         self.symbols: dict[str, SymbolRow] = {s.ref: s for s in mine}
-        self.names = _known_names(snap)
+        if snap.names is None:
+            snap.names = _known_names(snap)
+        self.names = snap.names
 
     def problem(self, claim: Claim) -> str | None:
         """Why the graph does not support the claim (None: it does)."""

@@ -157,6 +157,7 @@ class Snapshot:
     links: list[LinkRow] = field(default_factory=list)
     changes: list[ChangeRow] = field(default_factory=list)
     owners: dict[str, list[str]] = field(default_factory=dict)  # package -> owners
+    names: set[str] | None = None  # every name a card may mention (the gate fills it once)
 
     def package_by_name(self, name: str) -> str | None:
         """A package path from its name or path (cards name packages by name)."""
