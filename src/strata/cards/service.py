@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from strata.cards.compile import card_filename, compile_cards, index_markdown
+from strata.cards.compile import card_filename, compile_card, compile_cards, index_markdown
 from strata.cards.fingerprint import Staleness, diff_sources, sources_of
 from strata.cards.gate import GateResult, check_card
 from strata.cards.graph import Snapshot, load_snapshot
@@ -67,6 +67,23 @@ class CardService:
         if cards:
             self.store.write(cards)
         return cards
+
+    def refresh(
+        self, repo: str, ref: str = "main", commit: str | None = None, *, git: Git | None = None
+    ) -> tuple[list[Card], int]:
+        """Rebuild only the cards whose sources changed (or that do not exist yet) as of
+        ``commit``; returns the rebuilt cards and how many were still fresh."""
+        snap = self.snapshot(repo, ref, commit, git=git)
+        stored = {c.package: c for c in self.cards(repo, ref)}
+        wanted = [
+            p
+            for p in sorted(snap.packages)
+            if p not in stored or self.staleness(stored[p], snap).stale
+        ]
+        cards = [compile_card(snap, p) for p in wanted]
+        if cards:
+            self.store.write(cards)
+        return cards, len(snap.packages) - len(cards)
 
     def cards(
         self,
