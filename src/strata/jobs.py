@@ -75,6 +75,7 @@ class ReindexJob(RepoJob):
 
 
 KNOWLEDGE_SYNC: Final = "strata.knowledge.sync"
+KNOWLEDGE_CARDS: Final = "strata.knowledge.cards"  # after trace.settle: stale cards rebuilt
 MAX_CHANGED_SYMBOLS = 5000
 
 

@@ -7,7 +7,7 @@ import sys
 import typer
 from rich.table import Table
 
-from strata.cli import admin, api, backup, code, dev, knowledge, mcp, ontology, search, trace
+from strata.cli import admin, api, backup, cards, code, dev, knowledge, mcp, ontology, search, trace
 from strata.cli.console import console, err_console, say, settings
 from strata.cli.context import context
 from strata.devstack import stack
@@ -32,6 +32,7 @@ app.add_typer(admin.repo_app, name="repo")
 app.add_typer(admin.key_app, name="key")
 app.add_typer(knowledge.app, name="knowledge")
 app.add_typer(backup.app, name="backup")
+app.add_typer(cards.app, name="cards")
 app.command("mcp")(mcp.mcp)
 app.command("search")(search.search)
 app.command("context")(context)

@@ -92,8 +92,8 @@ def entity_type_name(label: str) -> str:
     return f"{label}Ref"
 
 
-# Strata's own bookkeeping about files, never something a document talks about.
-NOT_EXTRACTED = frozenset({"KnowledgeFinding"})
+# Strata's own bookkeeping (findings, compiled cards), never something a document talks about.
+NOT_EXTRACTED = frozenset({"KnowledgeFinding", "Card"})
 
 
 def extraction_types(ontology: Ontology) -> ExtractionTypes:

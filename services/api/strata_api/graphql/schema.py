@@ -19,6 +19,7 @@ from strawberry.types import ExecutionContext, ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from strata.settings import Settings
+from strata_api.graphql.cards import CardQuery
 from strata_api.graphql.code import CodeQuery
 from strata_api.graphql.code_changes import CodeChangesQuery
 from strata_api.graphql.context_pack import ContextQuery
@@ -45,6 +46,7 @@ class Query(
     SearchQuery,
     ContextQuery,
     CodeChangesQuery,
+    CardQuery,
 ):
     """Every read of the API."""
 

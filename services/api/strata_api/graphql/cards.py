@@ -1,0 +1,51 @@
+"""The ``card`` and ``cards`` queries: a repository's knowledge cards, as of a moment."""
+
+from __future__ import annotations
+
+import strawberry
+
+from strata.cards import CardService
+from strata_api.graphql.context import Info
+from strata_api.graphql.types.asof import AsOfInput
+from strata_api.graphql.types.cards import Card
+
+
+@strawberry.type
+class CardQuery:
+    @strawberry.field(description="One package's card (by path or name), as of a moment.")
+    async def card(
+        self,
+        info: Info,
+        repository: str,
+        package: str,
+        ref: str = "main",
+        as_of: AsOfInput | None = None,
+    ) -> Card | None:
+        context = info.context
+        if not context.principal.can_read(repository):
+            return None
+        service = CardService(context.gateway, context.ontology)
+        found = await context.run(
+            service.cards, repository, ref, AsOfInput.resolve(as_of), package=package
+        )
+        return Card.from_domain(found[0]) if found else None
+
+    @strawberry.field(
+        description=(
+            "The current cards of a repository, each with whether its sources changed "
+            "since it was compiled; stale: true or false keeps only those."
+        )
+    )
+    async def cards(
+        self, info: Info, repository: str, ref: str = "main", stale: bool | None = None
+    ) -> list[Card]:
+        context = info.context
+        if not context.principal.can_read(repository):
+            return []
+        service = CardService(context.gateway, context.ontology)
+        found = await context.run(service.with_staleness, repository, ref)
+        return [
+            Card.from_domain(card, staleness)
+            for card, staleness in found
+            if stale is None or staleness.stale == stale
+        ]

@@ -1,0 +1,258 @@
+"""What a card is compiled from and checked against: one package graph as of a commit.
+
+A handful of as-of reads (one round trip each, every one bounded to the
+repository and ref) load the packages, their files and symbols, the imports
+and calls between files, the trace links into the symbols and the recent
+symbol changes. Compiling a card and checking a card both work on this
+snapshot, read fresh from the graph at the card's commit.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from strata.errors import NotFound
+from strata.graph.gateway import Gateway
+from strata.temporal import AsOf, as_of_predicate, from_wire, now
+
+_ST = as_of_predicate("st")
+_E = as_of_predicate("e")
+_FS = as_of_predicate("fs")
+
+# The commit's moment in valid time: the Branch state that recorded it as head
+# (the code layer dates every fact of a snapshot at that instant).
+COMMIT_AT = """
+MATCH (b:Branch {repo: $repo, ref: $ref})-[st:STATE]->(b)
+WHERE st.expired_at IS NULL AND ($sha IS NULL OR st.head = $sha)
+RETURN st.head AS head, toString(st.valid_at) AS at
+ORDER BY st.valid_at DESC
+LIMIT 1
+"""
+
+PACKAGES = f"""
+MATCH (p:Package {{repo: $repo, ref: $ref}})-[st:STATE]->(p)
+WHERE {_ST}
+RETURN p.path AS path, st.name AS name, st.ecosystem AS ecosystem, st.manifest AS manifest
+ORDER BY p.path
+"""
+
+FILES = f"""
+MATCH (p:Package {{repo: $repo, ref: $ref}})-[e:CONTAINS]->(f:File)
+WHERE {_E}
+MATCH (f)-[st:STATE]->(f)
+WHERE {_ST}
+RETURN p.path AS package, f.path AS path, st.content_hash AS hash, st.module AS module,
+       coalesce(st.is_test, false) AS is_test
+"""
+
+SYMBOLS = f"""
+MATCH (s:Symbol {{repo: $repo, ref: $ref}})-[st:STATE]->(s)
+WHERE {_ST}
+RETURN s.key AS key, s.path AS path, s.qualname AS qualname, s.name AS name,
+       st.kind AS kind, st.qualified_name AS qualified_name, st.body_hash AS body_hash,
+       st.docstring AS docstring, st.test_framework AS test, st.entrypoint AS entrypoint
+"""
+
+IMPORTS = f"""
+MATCH (a:File {{repo: $repo, ref: $ref}})-[e:IMPORTS]->(b)
+WHERE {_E} AND (b:File OR b:Package)
+RETURN a.path AS src, labels(b)[0] AS label, b.path AS dst
+"""
+
+CALLS = f"""
+MATCH (b:Symbol {{repo: $repo, ref: $ref}})<-[e:CALLS]-(a)
+WHERE {_E} AND a.repo = $repo
+RETURN a.path AS src, b.path AS dst, b.name AS name, b.path + ':' + b.qualname AS target,
+       coalesce(e.count, 1) AS count
+"""
+
+LINKS = f"""
+MATCH (s:Symbol {{repo: $repo, ref: $ref}})<-[e:IMPLEMENTED_BY|AFFECTS|VERIFIED_BY]-(r:Requirement)
+WHERE {_E}
+MATCH (r)-[st:STATE]->(r)
+WHERE {_ST}
+RETURN r.req_id AS req_id, st.text AS text, type(e) AS type, e.status AS status,
+       s.path AS path, s.qualname AS qualname
+"""
+
+CHANGES = """
+MATCH (s:Symbol {repo: $repo, ref: $ref})-[st:STATE]->(s)
+WHERE st.valid_at <= datetime($valid_at) AND st.created_at <= datetime($known_at)
+  AND (st.expired_at IS NULL OR st.expired_at > datetime($known_at))
+RETURN s.path AS path, s.qualname AS qualname, toString(st.valid_at) AS at,
+       st.source_commit AS commit
+ORDER BY st.valid_at DESC, s.path, s.qualname
+LIMIT $limit
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRow:
+    """One symbol as of the commit."""
+
+    key: str
+    path: str
+    qualname: str
+    name: str
+    kind: str
+    qualified_name: str
+    body_hash: str
+    docstring: str | None
+    test: str | None
+    entrypoint: str | None
+
+    @property
+    def ref(self) -> str:
+        """How cards name a symbol: ``path:qualname`` (unique in a ref)."""
+        return f"{self.path}:{self.qualname}"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    """A trace link from a requirement into a symbol."""
+
+    req_id: str
+    text: str
+    type: str
+    status: str
+    target: str  # path:qualname
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRow:
+    """A symbol state that opened at some commit (an addition or a change)."""
+
+    target: str
+    at: datetime
+    commit: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PackageRow:
+    path: str
+    name: str
+    ecosystem: str
+    manifest: str | None
+
+
+@dataclass
+class Snapshot:
+    """The graph of one repository and ref as of a commit, grouped by package."""
+
+    repo: str
+    ref: str
+    commit: str
+    valid_at: datetime
+    packages: dict[str, PackageRow]
+    files: dict[str, dict[str, str]] = field(default_factory=dict)  # package -> path -> hash
+    tests: set[str] = field(default_factory=set)  # test file paths
+    symbols: dict[str, list[SymbolRow]] = field(default_factory=dict)  # path -> symbols
+    package_of: dict[str, str] = field(default_factory=dict)  # file path -> package path
+    imports: dict[tuple[str, str], int] = field(default_factory=dict)  # (from, to) package
+    calls: dict[tuple[str, str], int] = field(default_factory=dict)
+    callees: dict[str, set[str]] = field(default_factory=dict)  # package -> names it calls
+    links: list[LinkRow] = field(default_factory=list)
+    changes: list[ChangeRow] = field(default_factory=list)
+    owners: dict[str, list[str]] = field(default_factory=dict)  # package -> owners
+    names: set[str] | None = None  # every name a card may mention (the gate fills it once)
+
+    def package_by_name(self, name: str) -> str | None:
+        """A package path from its name or path (cards name packages by name)."""
+        for path, row in self.packages.items():
+            if name in (row.name, path):
+                return path
+        return None
+
+    def symbols_of(self, package: str) -> list[SymbolRow]:
+        return [s for p in sorted(self.files.get(package, {})) for s in self.symbols.get(p, [])]
+
+
+def resolve_commit(
+    gateway: Gateway, repo: str, ref: str, sha: str | None, *, timeout: float | None = None
+) -> tuple[str, datetime]:
+    """The indexed commit (default: the ref's head) and its moment in valid time."""
+    rows = gateway.read(COMMIT_AT, repo=repo, ref=ref, sha=sha, timeout=timeout)
+    if not rows:
+        what = f"commit {sha}" if sha else "any commit"
+        raise NotFound(f"{repo}/{ref} has no indexed {what}", hint="index it first")
+    return str(rows[0]["head"]), from_wire(rows[0]["at"])
+
+
+def load_snapshot(
+    gateway: Gateway,
+    repo: str,
+    ref: str = "main",
+    commit: str | None = None,
+    *,
+    known_at: datetime | None = None,
+    changes: int = 200,
+    timeout: float | None = None,
+) -> Snapshot:
+    """Read the package graph of ``repo``/``ref`` as of ``commit`` (default: the head)."""
+    sha, valid_at = resolve_commit(gateway, repo, ref, commit, timeout=timeout)
+    params: dict[str, Any] = {
+        "repo": repo,
+        "ref": ref,
+        "timeout": timeout,
+        **AsOf.at(valid_at, known_at or now()).params(),
+    }
+    packages = {
+        str(r["path"]): PackageRow(str(r["path"]), r["name"], r["ecosystem"], r.get("manifest"))
+        for r in gateway.read(PACKAGES, **params)
+    }
+    snap = Snapshot(repo, ref, sha, valid_at, packages)
+    for row in gateway.read(FILES, **params):
+        snap.files.setdefault(row["package"], {})[row["path"]] = row["hash"]
+        snap.package_of[row["path"]] = row["package"]
+        if row["is_test"]:
+            snap.tests.add(row["path"])
+    by_path: dict[str, list[SymbolRow]] = defaultdict(list)
+    for row in gateway.read(SYMBOLS, **params):
+        by_path[row["path"]].append(
+            SymbolRow(
+                row["key"],
+                row["path"],
+                row["qualname"],
+                row["name"],
+                row["kind"],
+                row["qualified_name"],
+                row["body_hash"],
+                row.get("docstring"),
+                row.get("test"),
+                row.get("entrypoint"),
+            )
+        )
+    snap.symbols = {p: sorted(v, key=lambda s: s.qualname) for p, v in by_path.items()}
+    for row in gateway.read(IMPORTS, **params):
+        source = snap.package_of.get(row["src"])
+        target = row["dst"] if row["label"] == "Package" else snap.package_of.get(row["dst"])
+        _count(snap.imports, source, target, 1)
+    for row in gateway.read(CALLS, **params):
+        caller = snap.package_of.get(row["src"])
+        _count(snap.calls, caller, snap.package_of.get(row["dst"]), int(row["count"]))
+        if caller is not None:
+            snap.callees.setdefault(caller, set()).update((row["name"], row["target"]))
+    snap.links = sorted(
+        (
+            LinkRow(
+                r["req_id"], r["text"] or "", r["type"], r["status"], f"{r['path']}:{r['qualname']}"
+            )
+            for r in gateway.read(LINKS, **params)
+        ),
+        key=lambda link: (link.req_id, link.target, link.type),
+    )
+    snap.changes = [
+        ChangeRow(f"{r['path']}:{r['qualname']}", from_wire(r["at"]), r.get("commit"))
+        for r in gateway.read(CHANGES, limit=changes, **params)
+    ]
+    return snap
+
+
+def _count(into: dict[tuple[str, str], int], src: str | None, dst: str | None, n: int) -> None:
+    # only edges between two different packages are dependencies
+    if src is None or dst is None or src == dst:
+        return
+    into[(src, dst)] = into.get((src, dst), 0) + n

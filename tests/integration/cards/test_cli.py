@@ -1,0 +1,46 @@
+"""`strata cards build / export / check` in their own process, as a user runs them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from strata.cards import CardService
+from strata.code.indexer import CodeIndexer
+from strata.git import Git
+from strata.settings import Settings
+from tests.integration.cards.conftest import ALPHA_CORE, C2, Indexed
+from tests.integration.code.cli import cli
+
+
+def test_build_export_check(
+    indexed: Indexed,
+    indexer: CodeIndexer,
+    service: CardService,
+    settings: Settings,
+    tmp_path: Path,
+) -> None:
+    built = cli(settings, "cards", "build", "--repo", indexed.repo, "--git", str(indexed.git.path))
+    assert built.returncode == 0, built.stderr
+    assert f"2 cards of {indexed.repo}/main at {indexed.shas[0][:12]}" in built.stdout
+    out = tmp_path / "bundle"
+    exported = cli(settings, "cards", "export", str(out), "--repo", indexed.repo)
+    assert exported.returncode == 0, exported.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["alpha.md", "beta.md", "index.md"]
+    assert "- @math-team" in (out / "alpha.md").read_text()
+    fresh = cli(settings, "cards", "check", "--repo", indexed.repo)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    # one package changes: its card goes stale and the check fails, naming the file
+    indexed.git.write("alpha/alpha/core.py", ALPHA_CORE.replace("x * 2", "x + x"))
+    sha = indexed.git.commit("alpha body", C2)
+    indexer.index(Git(indexed.git.path), indexed.repo, "main", sha)
+    stale = cli(settings, "cards", "check", "--repo", indexed.repo)
+    assert stale.returncode == 1
+    lines = {line.split("│")[1].strip(): line for line in stale.stdout.splitlines() if "│" in line}
+    assert "file:alpha/alpha/core.py" in lines["alpha"]
+    assert lines["beta"].rstrip(" │").endswith("no")
+
+
+def test_check_without_cards_is_a_clear_error(indexed: Indexed, settings: Settings) -> None:
+    done = cli(settings, "cards", "check", "--repo", indexed.repo)
+    assert done.returncode != 0
+    assert "has no cards" in done.stderr + done.stdout
