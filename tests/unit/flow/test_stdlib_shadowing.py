@@ -54,9 +54,7 @@ class TestStandardLibraryWins:
         }
 
     def test_full_dotted_name_reaches_the_subpackage(self) -> None:
-        assert edges(SHOP, "shop/dotted.py") == {
-            ("save", "shop/json/__init__.py:dumps", "import")
-        }
+        assert edges(SHOP, "shop/dotted.py") == {("save", "shop/json/__init__.py:dumps", "import")}
 
     def test_a_module_at_the_import_root_still_shadows(self) -> None:
         files = {
@@ -71,6 +69,4 @@ class TestStandardLibraryWins:
             "shop/pricing/__init__.py": "def total(order):\n    return 1\n",
             "shop/cart.py": "import pricing\n\n\ndef pay(o):\n    return pricing.total(o)\n",
         }
-        assert edges(files, "shop/cart.py") == {
-            ("pay", "shop/pricing/__init__.py:total", "import")
-        }
+        assert edges(files, "shop/cart.py") == {("pay", "shop/pricing/__init__.py:total", "import")}

@@ -21,6 +21,12 @@ from collections.abc import Iterable
 STDLIB = frozenset(sys.stdlib_module_names)
 
 
+def scoped(function: str, name: str) -> str:
+    """The binding key of ``name`` imported inside ``function`` (file-wide keys are the
+    bare name; a NUL never occurs in a name)."""
+    return f"{function}\x00{name}"
+
+
 def package_dirs(paths: Iterable[str]) -> frozenset[str]:
     """Directories that are Python packages (they hold an ``__init__.py``)."""
     return frozenset(

@@ -51,6 +51,8 @@ _STATEMENTS = """
 (named_expression) @walrus
 (global_statement) @global
 (nonlocal_statement) @global
+(import_statement) @import
+(import_from_statement) @import
 """
 _QUERY: dict[int, Query] = {}
 _LOCK = threading.Lock()
@@ -106,8 +108,12 @@ class _Builder:
         self.decls: dict[int, Decl] = {
             d.node.id: d for d in unit.decls if d.emit and d.node.type in _SCOPES
         }
+        self.functions_by_name = {
+            d.qualname: d.node.type == "function_definition" for d in self.decls.values()
+        }
         self.returns: dict[str, list[Expr]] = {}
         self.globals: dict[str, list[str]] = {}
+        self.local_imports: list[tuple[int, str]] = []
         self.assigns: list[Assign] = []
         self.implicits: list[Implicit] = []
         self._at = (0, -1)  # line and block of the statement being read
@@ -173,6 +179,7 @@ class _Builder:
             assigns=tuple(self.assigns),
             calls=tuple(c for c in calls if c is not None),
             implicits=tuple(self.implicits),
+            local_imports=tuple(self.local_imports),
         )
 
     # -- statements ----------------------------------------------------------------
@@ -228,6 +235,10 @@ class _Builder:
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         if name is not None and value is not None:
             self.bind(scope, name, self.expr(value))
+
+    def _on_import(self, scope: str | None, node: Node, line: int) -> None:
+        if scope is not None and self.functions_by_name.get(scope):
+            self.local_imports.append((line, scope))
 
     def _on_global(self, scope: str | None, node: Node, line: int) -> None:
         if scope is not None:

@@ -32,7 +32,7 @@ from strata.code.flow.model import (
 )
 from strata.code.flow.mro import linearize
 from strata.code.model import SymbolDef
-from strata.code.modules import FileScope, ModuleIndex, ModuleTarget, SymbolTarget
+from strata.code.modules import Binding, FileScope, ModuleIndex, ModuleTarget, SymbolTarget
 
 MAX_VALUES = 16
 MAX_DEPTH = 16
@@ -57,6 +57,8 @@ class Lookup(TypingProtocol):
     def scope(self, path: str) -> FileScope: ...
 
     def lookup_name(self, path: str, name: str, caller: str | None) -> _HitLike | None: ...
+
+    def binding(self, path: str, name: str, caller: str | None) -> Binding | None: ...
 
     def member(self, owner: SymbolTarget, name: str, depth: int = 0) -> _HitLike | None: ...
 
@@ -223,13 +225,12 @@ class Evaluator:
 
     def _find_declared(self, path: str, scope: str | None, name: str) -> set[Value]:
         scope_of_file = self.lookup.scope(path)
-        bindings = scope_of_file.bindings
-        if name not in self._names and name not in bindings and not scope_of_file.wildcards:
+        bound = self.lookup.binding(path, name, scope)
+        if name not in self._names and bound is None and not scope_of_file.wildcards:
             return set()
         hit = self.lookup.lookup_name(path, name, scope)
         if hit is not None:
             return {self._symbol_value(hit.target)}
-        bound = bindings.get(name)
         if isinstance(bound, ModuleTarget) and bound.paths:
             return {("m", bound.name, bound.paths)}
         return set()

@@ -64,6 +64,17 @@ class PythonModules(ModuleSystem):
     def bind(
         self, index: ModuleIndex, path: str, extract: FileExtract, imp: Import, scope: FileScope
     ) -> list[Binding]:
+        function = _enclosing_function(extract, imp.line)
+        if function is None:
+            return self._bind(index, path, imp, scope)
+        # `from .testing import X as cls` in a function binds cls there only.
+        local = FileScope()
+        bound = self._bind(index, path, imp, local)
+        for name, binding in local.bindings.items():
+            scope.bindings[absolute.scoped(function, name)] = binding
+        return bound
+
+    def _bind(self, index: ModuleIndex, path: str, imp: Import, scope: FileScope) -> list[Binding]:
         module = imp.module
         relative = module.startswith(".")
         if relative:
@@ -393,6 +404,16 @@ def _module_names(path: str) -> list[str]:
         names.remove(primary)
         names.insert(0, primary)
     return names
+
+
+def _enclosing_function(extract: FileExtract, line: int) -> str | None:
+    flow = extract.flow
+    if flow is None or not flow.local_imports:
+        return None
+    for at, function in flow.local_imports:
+        if at == line:
+            return function
+    return None
 
 
 def _relative(path: str, module: str) -> str:
