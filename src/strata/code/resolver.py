@@ -384,8 +384,8 @@ class Resolver:
         return bindings.get(name)
 
     def _local_imports(self, path: str) -> bool:
-        flow = self.index.files[path].flow
-        return flow is not None and bool(flow.local_imports)
+        flow = getattr(self.index.files[path], "flow", None)  # older cached extracts
+        return bool(getattr(flow, "local_imports", ()))
 
     def _lookup_outside(self, path: str, name: str, caller: str | None = None) -> _Hit | None:
         """A bare name declared in another file: imported, a sibling's, or fully qualified."""

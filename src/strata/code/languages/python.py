@@ -407,10 +407,9 @@ def _module_names(path: str) -> list[str]:
 
 
 def _enclosing_function(extract: FileExtract, line: int) -> str | None:
-    flow = extract.flow
-    if flow is None or not flow.local_imports:
-        return None
-    for at, function in flow.local_imports:
+    # getattr: extracts cached before a field existed lack it
+    local_imports = getattr(getattr(extract, "flow", None), "local_imports", ())
+    for at, function in local_imports:
         if at == line:
             return function
     return None
