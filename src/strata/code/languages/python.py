@@ -408,7 +408,9 @@ def _module_names(path: str) -> list[str]:
 
 def _enclosing_function(extract: FileExtract, line: int) -> str | None:
     # getattr: extracts cached before a field existed lack it
-    local_imports = getattr(getattr(extract, "flow", None), "local_imports", ())
+    local_imports: tuple[tuple[int, str], ...] = getattr(
+        getattr(extract, "flow", None), "local_imports", ()
+    )
     for at, function in local_imports:
         if at == line:
             return function
