@@ -43,6 +43,12 @@ _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _TYPE_WRAPPERS = frozenset({"Optional", "Union", "Final", "ClassVar", "Annotated", "None"})
 
 
+def file_of(var: Var) -> str:
+    """The file a variable belongs to (a container element: the literal's file)."""
+    owner = var[1]
+    return str(owner[1]) if isinstance(owner, tuple) else str(owner)
+
+
 class _HitLike(TypingProtocol):
     @property
     def target(self) -> SymbolTarget: ...
@@ -92,8 +98,9 @@ class Evaluator:
     def _add(self, var: Var, values: Iterable[Value]) -> None:
         if var in self.wide:
             return
-        if self._current >= 0 and var[1] != self._current_path:
-            self.file_deps[str(var[1])].add(self._current_path)
+        where = file_of(var)
+        if self._current >= 0 and where != self._current_path and self._current_path:
+            self.file_deps[where].add(self._current_path)
         known = self.env[var]
         before = len(known)
         known.update(values)
@@ -111,8 +118,9 @@ class Evaluator:
         """What ``var`` holds (empty when unknown or too wide); notes who read it."""
         if self._current >= 0:
             self._readers[var].add(self._current)
-            if var[1] != self._current_path:
-                self.file_deps[self._current_path].add(str(var[1]))
+            where = file_of(var)
+            if where != self._current_path:
+                self.file_deps[self._current_path].add(where)
         if var in self.wide:
             return set()
         return self.env.get(var) or set()
@@ -319,6 +327,13 @@ class Evaluator:
         return found
 
     def _super(self, path: str, scope: str | None) -> set[Value]:
+        key = (path, scope, "super()")
+        found = self._annotations.get(key)  # static, like an annotation: cached alike
+        if found is None:
+            found = self._annotations[key] = self._find_super(path, scope)
+        return found
+
+    def _find_super(self, path: str, scope: str | None) -> set[Value]:
         current = scope
         while current is not None:
             symbol = self.lookup.symbols.get((path, current))
