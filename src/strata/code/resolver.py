@@ -113,6 +113,7 @@ class Resolver:
         self._by_name = callables
         self._scopes: dict[str, FileScope] = {}
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
+        self._has_local_imports: dict[str, bool] = {}
         self.flow: FlowIndex = build_flow(self)  # solved on its first question
 
     def scope(self, path: str) -> FileScope:
@@ -384,8 +385,11 @@ class Resolver:
         return bindings.get(name)
 
     def _local_imports(self, path: str) -> bool:
-        flow = getattr(self.index.files[path], "flow", None)  # older cached extracts
-        return bool(getattr(flow, "local_imports", ()))
+        found = self._has_local_imports.get(path)
+        if found is None:
+            flow = getattr(self.index.files[path], "flow", None)  # older cached extracts
+            found = self._has_local_imports[path] = bool(getattr(flow, "local_imports", ()))
+        return found
 
     def _lookup_outside(self, path: str, name: str, caller: str | None = None) -> _Hit | None:
         """A bare name declared in another file: imported, a sibling's, or fully qualified."""
