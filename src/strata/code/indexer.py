@@ -111,6 +111,7 @@ class _Run:
     previous: ExtractSet = field(default_factory=ExtractSet)
     reusable: ExtractSet = field(default_factory=ExtractSet)
     index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
+    resolver: Resolver | None = None  # built once: planning asks its flow for dependents
 
 
 class CodeIndexer:
@@ -245,7 +246,7 @@ class CodeIndexer:
 
     def _project(self, run: _Run, write: set[str]) -> tuple[list[Fact], list[Fact]]:
         """Resolve the files to write and turn them into facts."""
-        resolver = Resolver(run.index)
+        resolver = run.resolver or Resolver(run.index)
         result = run.result
         states: list[Fact] = []
         edges: list[Fact] = []
@@ -469,6 +470,9 @@ class CodeIndexer:
                 or (added and _reaches(run.index, path, added))
             )
         }
+        # Values flow through calls: a changed return type moves the callers' callers.
+        run.resolver = Resolver(run.index)
+        dependents |= run.resolver.flow.dependents(changed | deleted) - changed
         return changed | dependents, deleted
 
     def _module_names_of(self, run: _Run, paths: set[str]) -> set[str]:

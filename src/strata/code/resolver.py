@@ -16,6 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from strata.code.flow.guess import guessable, never_guessed
+from strata.code.flow.imports import scoped
 from strata.code.flow.index import FlowIndex, build_flow
 from strata.code.model import CallSite, FileExtract, SymbolDef
 from strata.code.modules import (
@@ -112,6 +113,7 @@ class Resolver:
         self._by_name = callables
         self._scopes: dict[str, FileScope] = {}
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
+        self._has_local_imports: dict[str, bool] = {}
         self.flow: FlowIndex = build_flow(self)  # solved on its first question
 
     def scope(self, path: str) -> FileScope:
@@ -248,7 +250,7 @@ class Resolver:
             absolute = system.absolute(self.index, call.callee)
             if absolute is not None and absolute in _known(self.symbols, absolute):
                 return _Hit(absolute, "qualified"), False
-        bound = self.scope(path).bindings.get(call.name)
+        bound = self.binding(path, call.name, call.caller)
         if isinstance(bound, ModuleTarget) and bound.external:
             return None, True
         return self._name_only(call.name), False
@@ -280,10 +282,9 @@ class Resolver:
         self, path: str, receiver: str, call: CallSite
     ) -> tuple[_Hit | None, bool]:
         """``a.b.name(...)``: an imported module, a class, or a class reached through them."""
-        bindings = self.scope(path).bindings
         parts = receiver.split(".")
         for cut in range(len(parts), 0, -1):
-            bound = bindings.get(".".join(parts[:cut]))
+            bound = self.binding(path, ".".join(parts[:cut]), call.caller)
             if bound is not None:
                 return self._through_binding(path, bound, parts[cut:], call.name)
         if len(parts) == 1:
@@ -369,12 +370,31 @@ class Resolver:
         top = self.index.top_level.get(path, {}).get(name)
         if top is not None:
             return _Hit(SymbolTarget(path, top.qualname), "local")
-        return self._lookup_outside(path, name)
+        return self._lookup_outside(path, name, caller)
 
-    def _lookup_outside(self, path: str, name: str) -> _Hit | None:
+    def binding(self, path: str, name: str, caller: str | None) -> Binding | None:
+        """What an import binds ``name`` to inside ``caller``: an import in the caller or
+        a function around it first (it binds there only), then the file's imports."""
+        bindings = self.scope(path).bindings
+        if caller and self._local_imports(path):
+            parts = caller.split(".")
+            for cut in range(len(parts), 0, -1):
+                found = bindings.get(scoped(".".join(parts[:cut]), name))
+                if found is not None:
+                    return found
+        return bindings.get(name)
+
+    def _local_imports(self, path: str) -> bool:
+        found = self._has_local_imports.get(path)
+        if found is None:
+            flow = getattr(self.index.files[path], "flow", None)  # older cached extracts
+            found = self._has_local_imports[path] = bool(getattr(flow, "local_imports", ()))
+        return found
+
+    def _lookup_outside(self, path: str, name: str, caller: str | None = None) -> _Hit | None:
         """A bare name declared in another file: imported, a sibling's, or fully qualified."""
         scope = self.scope(path)
-        bound = scope.bindings.get(name)
+        bound = self.binding(path, name, caller)
         if isinstance(bound, SymbolTarget) and bound in _known(self.symbols, bound):
             return _Hit(bound, "import")
         if isinstance(bound, ModuleTarget) and bound.paths:

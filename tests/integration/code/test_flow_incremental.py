@@ -103,11 +103,6 @@ class TestReturnAnnotationChange:
             ("pick", "import"),
         ]
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="indexer._incremental_paths re-resolves only files calling a name that "
-        "appeared or vanished; a changed return type changes no name (see the flow report)",
-    )
     def test_incremental(
         self,
         garage: tuple[GitRepo, list[str]],

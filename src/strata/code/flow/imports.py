@@ -8,7 +8,7 @@ subpackage. A standard-library name therefore binds a repository file only
 when that file sits at an import root: the directory above the module's first
 part is no package (holds no ``__init__.py``).
 
-Pure; :mod:`strata.code.modules` owns Python import binding and must call
+Pure; :class:`strata.code.languages.python.PythonModules` binds Python imports and calls
 :func:`absolute_paths` for ``import m`` / ``from m import x`` with no leading dot.
 """
 
@@ -19,6 +19,12 @@ import sys
 from collections.abc import Iterable
 
 STDLIB = frozenset(sys.stdlib_module_names)
+
+
+def scoped(function: str, name: str) -> str:
+    """The binding key of ``name`` imported inside ``function`` (file-wide keys are the
+    bare name; a NUL never occurs in a name)."""
+    return f"{function}\x00{name}"
 
 
 def package_dirs(paths: Iterable[str]) -> frozenset[str]:

@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from strata.code.flow.demand import DemandSolver
 from strata.code.flow.model import FileFlow, FlowCall
-from strata.code.flow.solver import Lookup, Solver, Value
+from strata.code.flow.solver import Lookup, Value
 from strata.code.model import CallSite, SymbolDef
-from strata.code.modules import SymbolTarget
+from strata.code.modules import SymbolTarget, binding_paths
 
 CLASS_KINDS = frozenset({"class", "struct"})
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct"})
@@ -49,19 +50,18 @@ class FlowIndex:
             flow = getattr(extract, "flow", None)  # absent on extracts pickled before flow
             if flow is not None:
                 self.flows[path] = flow
-        self._solver: Solver | None = None
+        self._solver: DemandSolver | None = None
         self._calls: dict[tuple[str, str | None, int, str], list[FlowCall]] = defaultdict(list)
         self._subclasses: dict[SymbolTarget, list[SymbolTarget]] | None = None
         self._overrides: dict[tuple[SymbolTarget, str], list[SymbolTarget]] = {}
 
     @property
-    def solver(self) -> Solver:
+    def solver(self) -> DemandSolver:
         if self._solver is None:
             for path, flow in self.flows.items():
                 for call in flow.calls:
                     self._calls[(path, call.scope, call.line, call.callee)].append(call)
-            self._solver = Solver(self.lookup, self.flows)
-            self._solver.solve()
+            self._solver = DemandSolver(self.lookup, self.flows)
         return self._solver
 
     def refine(
@@ -110,7 +110,7 @@ class FlowIndex:
         targets: set[SymbolTarget] = set()
         known = False
         for site in sites:
-            values, receiver_known = solver.sites.get(id(site), (set(), False))
+            values, receiver_known = solver.site(site)
             known = known or receiver_known
             for value in values:
                 targets |= self._callable(value)
@@ -129,9 +129,25 @@ class FlowIndex:
 
     def dependents(self, paths: set[str]) -> set[str]:
         """Files whose flow-resolved calls may change when ``paths`` change: every file
-        whose values came, through any chain of variables, from one of them."""
+        whose values came, through any chain of variables, from one of them.
+
+        Values cross files only through imports, so only ``paths`` and the files
+        that import them (transitively) are asked: their call sites are answered,
+        which records where each answer's values came from (and, for ``paths``'
+        own calls, which files' parameters they pass values to). Computed on the
+        new state: a file that only used to receive values is not found.
+        """
+        candidates = self._importers(paths) | paths
+        solver = self.solver
+        for path in sorted(candidates):
+            flow = self.flows.get(path)
+            if flow is None:
+                continue
+            for call in flow.calls:
+                solver.site(call)
+            self.implied(path)
         users: dict[str, set[str]] = defaultdict(set)
-        for user, sources in self.solver.file_deps.items():
+        for user, sources in solver.file_deps.items():
             for source in sources:
                 users[source].add(user)
         found: set[str] = set()
@@ -139,6 +155,23 @@ class FlowIndex:
         while todo:
             for user in users.get(todo.pop(), ()):
                 if user not in found and user not in paths:
+                    found.add(user)
+                    todo.append(user)
+        return found
+
+    def _importers(self, paths: set[str]) -> set[str]:
+        """The files that import one of ``paths``, directly or through other importers."""
+        imported_by: dict[str, set[str]] = defaultdict(set)
+        for path in self.flows:
+            for _, bound in self.lookup.scope(path).imports:
+                for binding in bound:
+                    for target in binding_paths(binding):
+                        imported_by[target].add(path)
+        found: set[str] = set()
+        todo = list(paths)
+        while todo:
+            for user in imported_by.get(todo.pop(), ()):
+                if user not in found:
                     found.add(user)
                     todo.append(user)
         return found

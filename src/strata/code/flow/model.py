@@ -146,3 +146,6 @@ class FileFlow:
     assigns: tuple[Assign, ...] = ()
     calls: tuple[FlowCall, ...] = ()
     implicits: tuple[Implicit, ...] = ()
+    # (line, function qualname) of each import statement inside a function: what it
+    # binds is visible in that function (and functions nested in it) only.
+    local_imports: tuple[tuple[int, str], ...] = ()

@@ -10,6 +10,8 @@ does belongs to the symbol around it).
 
 from __future__ import annotations
 
+import builtins
+import sys
 import threading
 from typing import TYPE_CHECKING
 
@@ -33,7 +35,7 @@ from strata.code.flow.model import (
     Protocol,
     Super,
 )
-from strata.code.model import FileExtract
+from strata.code.model import FileExtract, Import
 
 if TYPE_CHECKING:
     from strata.code.languages._unit import Decl, Unit
@@ -49,6 +51,8 @@ _STATEMENTS = """
 (named_expression) @walrus
 (global_statement) @global
 (nonlocal_statement) @global
+(import_statement) @import
+(import_from_statement) @import
 """
 _QUERY: dict[int, Query] = {}
 _LOCK = threading.Lock()
@@ -56,6 +60,16 @@ _PENDING = threading.local()
 _SCOPES = frozenset({"function_definition", "class_definition"})
 _CONTAINERS = frozenset({"list", "tuple", "set", "expression_list"})
 _MAX_DEPTH = 12
+_EXPRESSIONS = frozenset(
+    {
+        "attribute", "call", "subscript", "list", "tuple", "set", "expression_list",
+        "dictionary", "parenthesized_expression", "await", "boolean_operator",
+        "conditional_expression",
+    }
+)  # fmt: skip
+# A bare call of a builtin the file does not rebind reaches nothing in the repository
+# and passes its arguments to nothing the solver follows: no FlowCall for it.
+_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 
 
 def _query(language: Language) -> Query:
@@ -94,21 +108,41 @@ class _Builder:
         self.decls: dict[int, Decl] = {
             d.node.id: d for d in unit.decls if d.emit and d.node.type in _SCOPES
         }
+        self.functions_by_name = {
+            d.qualname: d.node.type == "function_definition" for d in self.decls.values()
+        }
         self.returns: dict[str, list[Expr]] = {}
         self.globals: dict[str, list[str]] = {}
+        self.local_imports: list[tuple[int, str]] = []
         self.assigns: list[Assign] = []
         self.implicits: list[Implicit] = []
         self._at = (0, -1)  # line and block of the statement being read
+        self._blocks: dict[int, int] = {}  # node id -> start byte of its block
+        source = unit.source
+        self._source = source
 
     def text(self, node: Node) -> str:
-        return self.unit.text(node)
+        # Interned: the same identifiers recur across thousands of expressions.
+        return sys.intern(self._source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
 
     def block_of(self, node: Node) -> int:
         """Start byte of the block holding ``node`` (statements in it run in order)."""
+        seen: list[int] = []
         current = node.parent
-        while current is not None and current.type not in ("block", "module"):
+        found = -1
+        while current is not None:
+            cached = self._blocks.get(current.id)
+            if cached is not None:
+                found = cached
+                break
+            if current.type in ("block", "module"):
+                found = current.start_byte
+                break
+            seen.append(current.id)
             current = current.parent
-        return current.start_byte if current is not None else -1
+        for node_id in seen:
+            self._blocks[node_id] = found
+        return found
 
     def scope_of(self, node: Node) -> str | None:
         current = node.parent
@@ -125,15 +159,27 @@ class _Builder:
             for role, nodes in caps.items():
                 for node in nodes:
                     self.statement(role, node)
-        calls = tuple(self.call(c.node, c.caller, c.callee, c.line) for c in self.unit.calls)
         functions = tuple(
             self.function(d) for d in self.decls.values() if d.node.type == "function_definition"
+        )
+        rebound = {d.name for d in self.unit.decls}
+        rebound.update(a.target.id for a in self.assigns if isinstance(a.target, Name))
+        rebound.update(p.name for f in functions for p in f.params)
+        wildcard = False
+        for imp in self.unit.imports:
+            wildcard = wildcard or "*" in imp.names
+            rebound.update(_bound_names(imp))
+        calls = tuple(
+            self.call(c.node, c.caller, c.callee, c.line)
+            for c in self.unit.calls
+            if wildcard or bool(c.receiver) or c.callee not in _BUILTINS or c.callee in rebound
         )
         return FileFlow(
             functions=functions,
             assigns=tuple(self.assigns),
             calls=tuple(c for c in calls if c is not None),
             implicits=tuple(self.implicits),
+            local_imports=tuple(self.local_imports),
         )
 
     # -- statements ----------------------------------------------------------------
@@ -189,6 +235,10 @@ class _Builder:
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         if name is not None and value is not None:
             self.bind(scope, name, self.expr(value))
+
+    def _on_import(self, scope: str | None, node: Node, line: int) -> None:
+        if scope is not None and self.functions_by_name.get(scope):
+            self.local_imports.append((line, scope))
 
     def _on_global(self, scope: str | None, node: Node, line: int) -> None:
         if scope is not None:
@@ -318,6 +368,8 @@ class _Builder:
         kind = node.type
         if kind == "identifier":
             return Name(self.text(node))
+        if kind not in _EXPRESSIONS:
+            return None  # literals, operators, comprehensions, lambdas: no value the IR has
         if kind == "attribute":
             obj = self.expr(node.child_by_field_name("object"), depth + 1)
             attr = node.child_by_field_name("attribute")
@@ -352,6 +404,13 @@ class _Builder:
             children = node.named_children
             return _either(self.expr(children[0], depth + 1), self.expr(children[-1], depth + 1))
         return None
+
+
+def _bound_names(imp: Import) -> tuple[str, ...]:
+    """The names an import statement binds in its file."""
+    if imp.alias:
+        return (imp.alias,)
+    return imp.names or (imp.module.split(".", 1)[0],)
 
 
 def _innermost_value(node: Node) -> Node:

@@ -32,7 +32,7 @@ from strata.code.flow.model import (
 )
 from strata.code.flow.mro import linearize
 from strata.code.model import SymbolDef
-from strata.code.modules import FileScope, ModuleIndex, ModuleTarget, SymbolTarget
+from strata.code.modules import Binding, FileScope, ModuleIndex, ModuleTarget, SymbolTarget
 
 MAX_VALUES = 16
 MAX_DEPTH = 16
@@ -41,6 +41,12 @@ Var = tuple[object, ...]
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _TYPE_WRAPPERS = frozenset({"Optional", "Union", "Final", "ClassVar", "Annotated", "None"})
+
+
+def file_of(var: Var) -> str:
+    """The file a variable belongs to (a container element: the literal's file)."""
+    owner = var[1]
+    return str(owner[1]) if isinstance(owner, tuple) else str(owner)
 
 
 class _HitLike(TypingProtocol):
@@ -57,6 +63,8 @@ class Lookup(TypingProtocol):
     def scope(self, path: str) -> FileScope: ...
 
     def lookup_name(self, path: str, name: str, caller: str | None) -> _HitLike | None: ...
+
+    def binding(self, path: str, name: str, caller: str | None) -> Binding | None: ...
 
     def member(self, owner: SymbolTarget, name: str, depth: int = 0) -> _HitLike | None: ...
 
@@ -90,8 +98,9 @@ class Evaluator:
     def _add(self, var: Var, values: Iterable[Value]) -> None:
         if var in self.wide:
             return
-        if self._current >= 0 and var[1] != self._current_path:
-            self.file_deps[str(var[1])].add(self._current_path)
+        where = file_of(var)
+        if self._current >= 0 and where != self._current_path and self._current_path:
+            self.file_deps[where].add(self._current_path)
         known = self.env[var]
         before = len(known)
         known.update(values)
@@ -109,8 +118,9 @@ class Evaluator:
         """What ``var`` holds (empty when unknown or too wide); notes who read it."""
         if self._current >= 0:
             self._readers[var].add(self._current)
-            if var[1] != self._current_path:
-                self.file_deps[self._current_path].add(str(var[1]))
+            where = file_of(var)
+            if where != self._current_path:
+                self.file_deps[self._current_path].add(where)
         if var in self.wide:
             return set()
         return self.env.get(var) or set()
@@ -223,13 +233,12 @@ class Evaluator:
 
     def _find_declared(self, path: str, scope: str | None, name: str) -> set[Value]:
         scope_of_file = self.lookup.scope(path)
-        bindings = scope_of_file.bindings
-        if name not in self._names and name not in bindings and not scope_of_file.wildcards:
+        bound = self.lookup.binding(path, name, scope)
+        if name not in self._names and bound is None and not scope_of_file.wildcards:
             return set()
         hit = self.lookup.lookup_name(path, name, scope)
         if hit is not None:
             return {self._symbol_value(hit.target)}
-        bound = bindings.get(name)
         if isinstance(bound, ModuleTarget) and bound.paths:
             return {("m", bound.name, bound.paths)}
         return set()
@@ -318,6 +327,13 @@ class Evaluator:
         return found
 
     def _super(self, path: str, scope: str | None) -> set[Value]:
+        key = (path, scope, "super()")
+        found = self._annotations.get(key)  # static, like an annotation: cached alike
+        if found is None:
+            found = self._annotations[key] = self._find_super(path, scope)
+        return found
+
+    def _find_super(self, path: str, scope: str | None) -> set[Value]:
         current = scope
         while current is not None:
             symbol = self.lookup.symbols.get((path, current))

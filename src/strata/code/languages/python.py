@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import posixpath
 import re
+import weakref
 from typing import TYPE_CHECKING
 
 import tree_sitter_python
 from tree_sitter import Node
 
+from strata.code.flow import imports as absolute
 from strata.code.flow import python as flow
 from strata.code.languages import _routes
 from strata.code.languages.base import (
@@ -53,30 +55,58 @@ class PythonModules(ModuleSystem):
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
         return _module_names(path)
 
+    def __init__(self) -> None:
+        # Per module index: the directories that are packages (for absolute imports).
+        self._packages: weakref.WeakKeyDictionary[ModuleIndex, frozenset[str]] = (
+            weakref.WeakKeyDictionary()
+        )
+
     def bind(
         self, index: ModuleIndex, path: str, extract: FileExtract, imp: Import, scope: FileScope
     ) -> list[Binding]:
+        function = _enclosing_function(extract, imp.line)
+        if function is None:
+            return self._bind(index, path, imp, scope)
+        # `from .testing import X as cls` in a function binds cls there only.
+        local = FileScope()
+        bound = self._bind(index, path, imp, local)
+        for name, binding in local.bindings.items():
+            scope.bindings[absolute.scoped(function, name)] = binding
+        return bound
+
+    def _bind(self, index: ModuleIndex, path: str, imp: Import, scope: FileScope) -> list[Binding]:
         module = imp.module
-        if module.startswith("."):
+        relative = module.startswith(".")
+        if relative:
             module = _relative(path, module)
+
+        def reach(name: str) -> ModuleTarget:
+            # Python 3 imports are absolute: `import json` in a package with its own
+            # `json` subpackage is the standard library, not the subpackage.
+            target = self.modules(index, name)
+            if relative or not target.paths:
+                return target
+            paths = absolute.absolute_paths(name, target.paths, self._package_dirs(index))
+            return target if paths == target.paths else ModuleTarget(name, paths)
+
         if not imp.names:
-            target = self.modules(index, module)
+            target = reach(module)
             if imp.alias:
                 scope.bindings[imp.alias] = target
             else:
                 # `import a.b.c` binds `a`, and the dotted receiver `a.b.c` resolves whole.
                 scope.bindings[module] = target
                 head = module.split(".", 1)[0]
-                scope.bindings.setdefault(head, self.modules(index, head))
+                scope.bindings.setdefault(head, reach(head))
             return [target]
-        base = self.modules(index, module)
+        base = reach(module)
         bound: list[Binding] = []
         for name in imp.names:
             if name == "*":
                 scope.wildcards.append(base)
                 bound.append(base)
                 continue
-            sub = self.modules(index, f"{module}.{name}")
+            sub = reach(f"{module}.{name}")
             binding: Binding
             if sub.paths:
                 binding = sub
@@ -91,6 +121,12 @@ class PythonModules(ModuleSystem):
             scope.bindings[imp.alias or name] = binding
             bound.append(binding)
         return bound
+
+    def _package_dirs(self, index: ModuleIndex) -> frozenset[str]:
+        found = self._packages.get(index)
+        if found is None:
+            found = self._packages[index] = absolute.package_dirs(index.files)
+        return found
 
     def submodule(
         self, index: ModuleIndex, module: ModuleTarget, rest: list[str]
@@ -368,6 +404,17 @@ def _module_names(path: str) -> list[str]:
         names.remove(primary)
         names.insert(0, primary)
     return names
+
+
+def _enclosing_function(extract: FileExtract, line: int) -> str | None:
+    # getattr: extracts cached before a field existed lack it
+    local_imports: tuple[tuple[int, str], ...] = getattr(
+        getattr(extract, "flow", None), "local_imports", ()
+    )
+    for at, function in local_imports:
+        if at == line:
+            return function
+    return None
 
 
 def _relative(path: str, module: str) -> str:

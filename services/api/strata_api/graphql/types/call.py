@@ -22,8 +22,12 @@ class CallEdge:
     lines: list[int]
     confidence: float
     resolution: str = strawberry.field(
-        description="How the call was resolved: local, self, import, hierarchy, qualified, "
-        "name_only."
+        description="How the call was resolved: local, self, import, hierarchy, qualified "
+        "(the ordinary rules); flow (Python: the values the callee expression may hold); "
+        "constructor (a class called reaches its __init__); implicit (a decorator applied, "
+        "or for/with reaching __iter__/__next__/__enter__/__exit__); override (self.m() "
+        "reaching a subclass's m where the class has no concrete m); name_only (the one "
+        "function or method with a rare name, confidence 0.5)."
     )
     entrypoint: str | None
     test_framework: str | None

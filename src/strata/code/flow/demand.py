@@ -1,0 +1,171 @@
+"""Demand-driven value flow: evaluate only what a question needs, once.
+
+The worklist :class:`~strata.code.flow.solver.Solver` runs every statement of the
+repository to a fixpoint. Most of that answers nothing the resolver asks: it
+only asks about call sites the ordinary rules left open, ``for``/``with`` and
+decorators. :class:`DemandSolver` instead computes a variable the first time it
+is read, by running the statements that may write it (each statement at most
+once, memoised): a local's assignments, a function's returns, the call sites
+that may pass a parameter its argument (found by the callee's name), the
+attribute assignments of the attribute's name. A variable read while it is
+being computed (a cycle) answers what it has so far, and a chain of demands
+deeper than :data:`MAX_DEMAND` answers nothing: bounded work per question,
+at the price of the fixpoint's completeness on recursive flows.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from strata.code.flow.model import Attr, FileFlow, FlowCall, Function, Item, Name, Param
+from strata.code.flow.solver import Lookup, Solver, Value, Var
+from strata.code.flow.values import file_of
+
+MAX_DEMAND = 16  # nested variable computations before a read answers what it has
+MAX_WRITERS = 48  # call sites or attribute assignments tried for one variable
+Statement = tuple[str, str, object, object]
+
+
+class DemandSolver(Solver):
+    """Values computed on first read; :meth:`site` answers one call site."""
+
+    def __init__(self, lookup: Lookup, flows: dict[str, FileFlow]) -> None:
+        super().__init__(lookup, flows)
+        self._done: set[Var] = set()
+        self._ran: set[int] = set()
+        self._depth = 0
+        # Writers known from the text: var -> statements; by name for dynamic targets.
+        self._static: dict[Var, list[Statement]] = defaultdict(list)
+        self._by_attr: dict[str, list[Statement]] = defaultdict(list)
+        self._items: list[Statement] = []
+        self._by_attr_in: dict[tuple[str, str], list[Statement]] = defaultdict(list)
+        self._items_in: dict[str, list[Statement]] = defaultdict(list)
+        self._calls_by_name: dict[str, list[Statement]] = defaultdict(list)
+        self._decorated_by: dict[str, list[Statement]] = defaultdict(list)
+        self._call_statement: dict[int, Statement] = {}
+        for path, flow in flows.items():
+            for function in flow.functions:
+                returns = ("r", path, function.qualname)
+                self._static[returns] += [("r", path, function, e) for e in function.returns]
+                for param in function.params:
+                    if param.default is not None:
+                        var = ("v", path, function.qualname, param.name)
+                        self._static[var].append(("d", path, function, param))
+                for decorator in function.decorators:
+                    name = _last_name(decorator)
+                    if name:
+                        self._decorated_by[name].append(("k", path, function, decorator))
+            for assign in flow.assigns:
+                statement: Statement = ("a", path, assign, None)
+                target = assign.target
+                if isinstance(target, Name):
+                    self._static[self._var(path, assign.scope, target.id)].append(statement)
+                    self._static[("s", path, id(assign))].append(statement)
+                elif isinstance(target, Attr):
+                    self._by_attr[target.name].append(statement)
+                    self._by_attr_in[(path, target.name)].append(statement)
+                elif isinstance(target, Item):
+                    self._items.append(statement)
+                    self._items_in[path].append(statement)
+            for call in flow.calls:
+                statement = ("c", path, call, None)
+                self._call_statement[id(call)] = statement
+                name = _last_name(call.func)
+                if name:
+                    self._calls_by_name[name].append(statement)
+        self._seed()
+        self._current = 0  # from now on `_add` records which file wrote into which
+
+    def solve(self) -> int:
+        """Nothing up front: values are computed on demand."""
+        return 0
+
+    def site(self, call: FlowCall) -> tuple[set[Value], bool]:
+        """The callees ``call``'s callee expression may hold, and whether its receiver
+        is known."""
+        statement = self._call_statement.get(id(call))
+        if statement is not None:
+            self._run(statement)
+        return self.sites.get(id(call), (set(), False))
+
+    # -- demand ------------------------------------------------------------------------
+
+    def values(self, var: Var) -> set[Value]:
+        where = file_of(var)
+        if self._current_path and where != self._current_path:
+            self.file_deps[self._current_path].add(where)
+        if var not in self._done and self._depth < MAX_DEMAND:
+            self._done.add(var)
+            self._depth += 1
+            try:
+                for statement in self._writers(var):
+                    self._run(statement)
+            finally:
+                self._depth -= 1
+        if var in self.wide:
+            return set()
+        return self.env.get(var) or set()
+
+    def _run(self, statement: Statement) -> None:
+        key = id(statement[2]) if statement[3] is None else id(statement[3])
+        if key in self._ran:
+            return
+        self._ran.add(key)
+        outer = self._current_path
+        self._current_path = statement[1]
+        try:
+            self._apply(*statement)
+        finally:
+            self._current_path = outer
+
+    def _writers(self, var: Var) -> list[Statement]:
+        kind = var[0]
+        found = list(self._static.get(var, ()))
+        if kind == "v" and var[2] is not None:
+            found += self._passers(str(var[1]), str(var[2]))
+        elif kind == "a" or (kind == "v" and var[2] is None):
+            # The class's (module's) own file first: where its attributes are set.
+            name = str(var[3])
+            found += _capped(self._by_attr_in.get((str(var[1]), name), ()), self._by_attr[name])
+        elif kind == "e":
+            box = var[1]
+            path = str(box[1]) if isinstance(box, tuple) else ""
+            found += _capped(self._items_in.get(path, ()), self._items)
+        return found
+
+    def _passers(self, path: str, qualname: str) -> list[Statement]:
+        """Statements that may pass a value to a parameter of ``qualname``: its call
+        sites (by name; ``__init__``: the class's name) and the decorators it decorates."""
+        function = self.functions.get((path, qualname))
+        if function is None:
+            return []
+        owner, _, name = qualname.rpartition(".")
+        if name == "__init__" and owner:
+            name = owner.rsplit(".", 1)[-1]
+        calls = self._calls_by_name.get(name, ())
+        if len(calls) > MAX_WRITERS:
+            return list(self._decorated_by.get(name, ()))  # too common a name to follow
+        return [*calls, *self._decorated_by.get(name, ())]
+
+
+def _capped(first: Iterable[Statement], rest: Iterable[Statement]) -> list[Statement]:
+    out = list(first)[:MAX_WRITERS]
+    seen = {id(s[2]) for s in out}
+    for statement in rest:
+        if len(out) >= MAX_WRITERS:
+            break
+        if id(statement[2]) not in seen:
+            out.append(statement)
+    return out
+
+
+def _last_name(expr: object) -> str | None:
+    if isinstance(expr, Name):
+        return expr.id
+    if isinstance(expr, Attr):
+        return expr.name
+    return None
+
+
+__all__ = ["MAX_DEMAND", "DemandSolver", "Function", "Param"]
