@@ -54,7 +54,7 @@ T0 = datetime(2025, 11, 5, tzinfo=UTC)
 ZERO = "0" * 40
 SECRET = "race-webhook-secret-" + "0" * 16
 CHANGED = "django/utils/text.py"
-JOB = "query($id: ID!) { job(id: $id) { state progress error } }"
+JOB = "query($id: ID!) { job(id: $id) { state progress error createdAt finishedAt } }"
 
 
 # -- measuring ------------------------------------------------------------------------
@@ -249,7 +249,9 @@ class Stack:
     def __enter__(self) -> Stack:
         status = subprocess.run([STRATA, "status"], check=False, capture_output=True, text=True)
         if "api" not in status.stdout or "stopped" in status.stdout or status.returncode:
-            subprocess.run([STRATA, "up"], check=True)
+            # The bench polls jobs: lift the per-key rate limit of the stack it starts.
+            env = dict(os.environ, STRATA_RATE_LIMIT_PER_MINUTE="1000000")
+            subprocess.run([STRATA, "up"], check=True, env=env)
             self.started = True
         self.token = subprocess.run(
             [
@@ -286,7 +288,8 @@ class Stack:
         return dict(answer["data"])
 
     def push(self, repo: str, before: str, after: str) -> tuple[float, dict[str, Any]]:
-        """POST a signed push and wait for its job: (seconds from POST to end, job)."""
+        """POST a signed push and wait for its job: (seconds from the API receiving the
+        push to the job's end, as the job record says; the job)."""
         body = json.dumps(
             {
                 "ref": "refs/heads/main",
@@ -299,7 +302,6 @@ class Stack:
             }
         ).encode()
         signature = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
-        started = time.perf_counter()
         accepted = httpx.post(
             f"{self.base}/webhooks/github/{repo}",
             content=body,
@@ -318,11 +320,12 @@ class Stack:
             job = self.gql(JOB, {"id": job_id})["job"]
             if job["state"] in ("SUCCEEDED", "FAILED"):
                 break
-            time.sleep(0.01)
-        seconds = time.perf_counter() - started
+            time.sleep(0.05)
         if job["state"] != "SUCCEEDED":
             raise SystemExit(f"job failed: {job['error']}")
-        return seconds, job
+        created = datetime.fromisoformat(job["createdAt"])
+        finished = datetime.fromisoformat(job["finishedAt"])
+        return (finished - created).total_seconds(), job
 
 
 def worker_peak_mb() -> float:
