@@ -20,11 +20,8 @@ for a person to check against the code.
 from __future__ import annotations
 
 import ast
-import hashlib
 import random
 import re
-import subprocess
-import sys
 import sysconfig
 import tarfile
 import time
@@ -33,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jedi
+import sdists  # bench/sdists.py: pinned sdists and throwaway git repositories
 from calls import MODULE, ROOT
 
 from strata.code.languages import parse_file
@@ -109,29 +107,7 @@ class Tally:
 
 def fetch(project: Project) -> Path:
     """The unpacked sdist (downloaded and checked once)."""
-    sdists = CACHE / "sdist"
-    sdists.mkdir(parents=True, exist_ok=True)
-    archive = sdists / f"{project.name}-{project.version}.tar.gz"
-    if not archive.exists():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "-q",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "-d",
-                str(sdists),
-                f"{project.name}=={project.version}",
-            ],
-            check=True,
-        )
-    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-    if digest != project.sha256:
-        raise SystemExit(f"{archive.name}: sha256 {digest} is not the pinned {project.sha256}")
+    archive = sdists.fetch(project.name, project.version, project.sha256, CACHE / "sdist")
     root = CACHE / "src" / f"{project.name}-{project.version}"
     if not root.exists():
         with tarfile.open(archive) as tar:

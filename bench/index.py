@@ -17,12 +17,9 @@ peak RSS <= 1 GB.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import os
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tarfile
 import time
@@ -31,6 +28,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import sdists  # bench/sdists.py: pinned sdists and throwaway git repositories
+from sdists import git
 
 from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer, IndexResult
@@ -53,46 +53,8 @@ T0 = datetime(2024, 12, 4, tzinfo=UTC)
 
 
 def fetch_sdist() -> Path:
-    """Download the pinned sdist from PyPI (once) and verify its hash."""
-    target = CACHE / SDIST
-    if not target.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "-q",
-                "-d",
-                str(CACHE),
-                "django==5.1.4",
-            ],
-            check=True,
-        )
-    digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    if digest != SDIST_SHA256:
-        raise SystemExit(f"{SDIST} sha256 mismatch: {digest}")
-    return target
-
-
-def git(repo: Path, *args: str, when: datetime | None = None) -> str:
-    env = dict(os.environ)
-    if when is not None:
-        env |= {"GIT_AUTHOR_DATE": when.isoformat(), "GIT_COMMITTER_DATE": when.isoformat()}
-    env |= {
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "bench@example.com",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "bench@example.com",
-    }
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
-    )
-    return done.stdout.strip()
+    """The pinned sdist from the package index (downloaded once), hash checked."""
+    return sdists.fetch("django", "5.1.4", SDIST_SHA256, CACHE)
 
 
 def make_repo(sdist: Path) -> Path:

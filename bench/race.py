@@ -31,7 +31,6 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tarfile
 import threading
 import time
@@ -43,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import sdists  # bench/sdists.py: pinned sdists and throwaway git repositories
+from sdists import git
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench" / ".cache"
@@ -149,47 +150,8 @@ def median(values: list[float]) -> float:
 # -- the tree -------------------------------------------------------------------------
 
 
-def git(repo: Path, *args: str, when: datetime | None = None) -> str:
-    env = dict(os.environ)
-    stamp = (when or T0).isoformat()
-    env |= {
-        "GIT_AUTHOR_DATE": stamp,
-        "GIT_COMMITTER_DATE": stamp,
-        "GIT_AUTHOR_NAME": "race",
-        "GIT_AUTHOR_EMAIL": "race@example.com",
-        "GIT_COMMITTER_NAME": "race",
-        "GIT_COMMITTER_EMAIL": "race@example.com",
-    }
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
-    )
-    return done.stdout.strip()
-
-
 def fetch_sdist() -> Path:
-    target = CACHE / SDIST
-    if not target.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "-q",
-                "-d",
-                str(CACHE),
-                "django==5.2.8",
-            ],
-            check=True,
-        )
-    digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    if digest != SDIST_SHA256:
-        raise SystemExit(f"{SDIST}: sha256 {digest}, expected {SDIST_SHA256}")
-    return target
+    return sdists.fetch("django", "5.2.8", SDIST_SHA256, CACHE)
 
 
 def make_repo(sdist: Path, name: str) -> Path:
@@ -202,9 +164,7 @@ def make_repo(sdist: Path, name: str) -> Path:
         tar.extractall(extract, filter="data")
     shutil.move(str(extract / "django-5.2.8"), str(repo))
     shutil.rmtree(extract)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "django 5.2.8")
+    sdists.commit_all(repo, "django 5.2.8", T0)
     return repo
 
 

@@ -29,9 +29,7 @@ p50 <= 50 ms.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
-import os
 import re
 import shutil
 import statistics
@@ -44,6 +42,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import sdists  # bench/sdists.py: pinned sdists and throwaway git repositories
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,30 +147,8 @@ class Scores:
 
 
 def fetch(sdist: str, sha256: str) -> Path:
-    target = CACHE / sdist
-    if not target.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        project, version = sdist.removesuffix(".tar.gz").rsplit("-", 1)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "-q",
-                "-d",
-                str(CACHE),
-                f"{project}=={version}",
-            ],
-            check=True,
-        )
-    digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    if digest != sha256:
-        raise SystemExit(f"{sdist}: sha256 {digest}, the cases pin {sha256}")
-    return target
+    project, version = sdist.removesuffix(".tar.gz").rsplit("-", 1)
+    return sdists.fetch(project, version, sha256, CACHE)
 
 
 def unpack(archive: Path, root: str) -> Path:
@@ -181,17 +158,7 @@ def unpack(archive: Path, root: str) -> Path:
     shutil.rmtree(repo, ignore_errors=True)
     with tarfile.open(archive) as tar:
         tar.extractall(CACHE / "trees", filter="data")
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="bench",
-        GIT_AUTHOR_EMAIL="bench@example.com",
-        GIT_COMMITTER_NAME="bench",
-        GIT_COMMITTER_EMAIL="bench@example.com",
-        GIT_AUTHOR_DATE=T0.isoformat(),
-        GIT_COMMITTER_DATE=T0.isoformat(),
-    )
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", root]):
-        subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
+    sdists.commit_all(repo, root, T0)
     return repo
 
 

@@ -15,7 +15,6 @@ exist in that sdist, so the harness can run offline from the sdist alone.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import itertools
 import re
 import subprocess
@@ -24,6 +23,7 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
+import sdists  # bench/sdists.py: pinned sdists and throwaway git repositories
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,29 +52,9 @@ def git(mirror: Path, *args: str) -> str:
 
 
 def sdist(project: str, version: str) -> tuple[Path, str]:
-    """The release's sdist (downloaded once into bench/.cache) and its sha256."""
-    CACHE.mkdir(parents=True, exist_ok=True)
-    found = [p for p in CACHE.glob(f"{project}-{version}.tar.gz")]
-    if not found:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "-q",
-                "-d",
-                str(CACHE),
-                f"{project}=={version}",
-            ],
-            check=True,
-        )
-        found = [p for p in CACHE.glob(f"{project}-{version}.tar.gz")]
-    path = found[0]
-    return path, hashlib.sha256(path.read_bytes()).hexdigest()
+    """The release's sdist (downloaded once into bench/.cache/retrieval) and its sha256."""
+    archive = sdists.download(project, version, CACHE)
+    return archive, sdists.sha256(archive)
 
 
 def sdist_files(path: Path) -> tuple[str, dict[str, bytes]]:
