@@ -9,6 +9,7 @@ from rich.table import Table
 
 from strata.cli import admin, api, backup, code, dev, knowledge, mcp, ontology, search, trace
 from strata.cli.console import console, err_console, say, settings
+from strata.cli.integrity import check_integrity
 from strata.devstack import stack
 from strata.errors import StrataError
 from strata.graph import migrations
@@ -33,6 +34,7 @@ app.add_typer(knowledge.app, name="knowledge")
 app.add_typer(backup.app, name="backup")
 app.command("mcp")(mcp.mcp)
 app.command("search")(search.search)
+app.command("check-integrity")(check_integrity)
 
 
 @app.command()
