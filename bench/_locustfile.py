@@ -36,7 +36,7 @@ SEARCH = (
 )
 
 
-class StrataUser(FastHttpUser):  # type: ignore[misc]
+class StrataUser(FastHttpUser):
     wait_time = between(0.0, 0.05)
 
     def _graphql(self, name: str, query: str, variables: dict[str, Any]) -> None:
@@ -86,7 +86,7 @@ class StrataUser(FastHttpUser):  # type: ignore[misc]
         signature = hmac.new(SECRET, body, hashlib.sha256).hexdigest()
         with self.client.post(
             f"/webhooks/github/{REPO}",
-            data=body,
+            data=body.decode(),
             headers={
                 "Content-Type": "application/json",
                 "X-GitHub-Event": "push",

@@ -170,7 +170,7 @@ def kill_worker(bench: Bench) -> Outcome:
     out = Outcome()
     name, sha = bench.fresh_repo("worker")
     job_id = push(bench.base, name, sha)
-    out.missed = None is bench.until_writing(job_id)
+    out.missed = bench.until_writing(job_id) is None
     fault_at = time.monotonic()
     if not out.missed:
         bench.worker.kill()
@@ -184,7 +184,7 @@ def restart_redis(bench: Bench) -> Outcome:
     out = Outcome()
     repos = [bench.fresh_repo("redis") for _ in range(3)]
     job_ids = [push(bench.base, name, sha) for name, sha in repos]  # one runs, two wait
-    out.missed = None is bench.until_writing(job_ids[0])
+    out.missed = bench.until_writing(job_ids[0]) is None
     fault_at = time.monotonic()
     if not out.missed:
         bench.stack.redis.stop()
@@ -199,7 +199,7 @@ def restart_neo4j(bench: Bench) -> Outcome:
     out = Outcome()
     name, sha = bench.fresh_repo("neo4j")
     job_id = push(bench.base, name, sha)
-    out.missed = None is bench.until_writing(job_id)
+    out.missed = bench.until_writing(job_id) is None
     fault_at = time.monotonic()
     if not out.missed:
         bench.stack.neo4j.stop()
@@ -254,8 +254,17 @@ SCENARIOS: dict[str, Callable[[Bench], Outcome]] = {
 
 
 def summary(results: dict[str, list[Outcome]]) -> None:
-    head = ("scenario", "runs", "missed", "succeeded", "failed", "stuck", "dup", "overlap")
-    head += ("recov s",)
+    head = [
+        "scenario",
+        "runs",
+        "missed",
+        "succeeded",
+        "failed",
+        "stuck",
+        "dup",
+        "overlap",
+        "recov_s",
+    ]
     print("\n" + "  ".join(f"{h:>9}" for h in head))
     for scenario, outs in results.items():
         times = [o.recovery_s for o in outs if o.recovery_s is not None]
