@@ -75,7 +75,8 @@ def locust(base: str, clients: int, seconds: float, env: dict[str, str], out: Pa
     argv = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless"]
     argv += ["-u", str(clients), "-r", str(clients), "-t", f"{int(seconds)}s"]
     argv += ["--host", base, "--csv", str(prefix), "--only-summary", "--loglevel", "WARNING"]
-    subprocess.run(argv, env=env, check=False, timeout=seconds + 60, stdout=subprocess.DEVNULL)
+    with prefix.with_suffix(".log").open("wb") as log:  # locust's own report, kept apart
+        subprocess.run(argv, env=env, check=False, timeout=seconds + 60, stdout=log, stderr=log)
     return prefix.with_name(prefix.name + "_stats.csv")
 
 
