@@ -126,6 +126,8 @@ class Bench:
             elif record.state == "succeeded":
                 out.succeeded += 1
                 recovered = True
+                if record.attempts > 1:  # a redelivery or a retry finished it
+                    out.errors.append(f"succeeded on attempt {record.attempts}")
             else:
                 out.failed += 1
                 code = (record.error or {}).get("code")
