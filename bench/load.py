@@ -80,6 +80,25 @@ def locust(base: str, clients: int, seconds: float, env: dict[str, str], out: Pa
     return prefix.with_name(prefix.name + "_stats.csv")
 
 
+def warm_up(base: str, token: str, name: str, symbol: str) -> float:
+    """One of each read before measuring (Neo4j caches, the search embedder load)."""
+    started = time.monotonic()
+    queries = [
+        (SYMBOL, {"id": symbol}),
+        ("query($id: ID!) { callers(symbol: $id, depth: 2) { qualifiedName } }", {"id": symbol}),
+        ("query($id: ID!) { impact(symbol: $id) { tests { qualifiedName } } }", {"id": symbol}),
+        (
+            "query($q: String!, $r: String!) { search(query: $q, repository: $r) "
+            "{ hits(first: 10) { id } } }",
+            {"q": "helper", "r": name},
+        ),
+    ]
+    with httpx.Client(timeout=120, headers={"Authorization": f"Bearer {token}"}) as client:
+        for query, variables in queries:
+            client.post(f"{base}/graphql", json={"query": query, "variables": variables})
+    return time.monotonic() - started
+
+
 def levels(base: str, counts: list[int], seconds: float, env: dict[str, str], out: Path) -> None:
     print(
         f"\n{'clients':>7} {'type':>8} {'requests':>9} {'errors':>7} {'req/s':>7} "
@@ -293,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
                     "LOAD_SYMBOLS": ",".join(symbols),
                     "LOAD_SECRET": SECRET,
                 }
+                warm = warm_up(base, token, name, symbols[0])
+                print(f"warm-up (one of each read): {warm:.1f} s")
                 out = stack.var / "locust"
                 out.mkdir(parents=True, exist_ok=True)
                 levels(base, counts, args.seconds, env, out)
