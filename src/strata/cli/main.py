@@ -10,6 +10,7 @@ from rich.table import Table
 from strata.cli import admin, api, backup, cards, code, dev, knowledge, mcp, ontology, search, trace
 from strata.cli.console import console, err_console, say, settings
 from strata.cli.context import context
+from strata.cli.integrity import check_integrity
 from strata.devstack import stack
 from strata.errors import StrataError
 from strata.graph import migrations
@@ -36,6 +37,7 @@ app.add_typer(cards.app, name="cards")
 app.command("mcp")(mcp.mcp)
 app.command("search")(search.search)
 app.command("context")(context)
+app.command("check-integrity")(check_integrity)
 
 
 @app.command()

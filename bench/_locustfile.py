@@ -1,0 +1,100 @@
+"""The user bench/load.py runs under locust: reads of one indexed repository and
+signed push webhooks, named per request type so locust reports each apart.
+
+Configured by the environment bench/load.py sets (LOAD_TOKEN, LOAD_REPO,
+LOAD_SHA, LOAD_SYMBOLS, LOAD_SECRET); not meant to be run by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import random
+import uuid
+from typing import Any
+
+from locust import FastHttpUser, between, task
+
+TOKEN = os.environ.get("LOAD_TOKEN", "")
+REPO = os.environ.get("LOAD_REPO", "")
+SHA = os.environ.get("LOAD_SHA", "")
+SYMBOLS = [s for s in os.environ.get("LOAD_SYMBOLS", "").split(",") if s]
+SECRET = os.environ.get("LOAD_SECRET", "").encode()
+WORDS = ["helper", "Thing", "run", "main", "value", "module"]
+
+SYMBOL = "query($id: ID!) { symbol(id: $id) { qualifiedName kind evidence { path lineStart } } }"
+CALLERS = "query($id: ID!) { callers(symbol: $id, depth: 2, first: 10) { qualifiedName depth } }"
+IMPACT = (
+    "query($id: ID!) { impact(symbol: $id) { entrypoints { qualifiedName } "
+    "tests { qualifiedName } } }"
+)
+SEARCH = (
+    "query($q: String!, $repo: String!) { search(query: $q, repository: $repo) "
+    "{ hits(first: 10) { id score } } }"
+)
+
+
+class StrataUser(FastHttpUser):
+    wait_time = between(0.0, 0.05)
+
+    def _graphql(self, name: str, query: str, variables: dict[str, Any]) -> None:
+        with self.client.post(
+            "/graphql",
+            json={"query": query, "variables": variables},
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            name=name,
+            catch_response=True,
+        ) as response:
+            if response.status_code != 200:
+                response.failure(f"HTTP {response.status_code}")
+                return
+            body = response.json()
+            if body.get("errors"):  # a GraphQL error is a failed request too
+                response.failure(str(body["errors"])[:200])
+
+    @task(4)
+    def symbol(self) -> None:
+        self._graphql("symbol", SYMBOL, {"id": random.choice(SYMBOLS)})
+
+    @task(3)
+    def callers(self) -> None:
+        self._graphql("callers", CALLERS, {"id": random.choice(SYMBOLS)})
+
+    @task(2)
+    def impact(self) -> None:
+        self._graphql("impact", IMPACT, {"id": random.choice(SYMBOLS)})
+
+    @task(2)
+    def search(self) -> None:
+        self._graphql("search", SEARCH, {"q": random.choice(WORDS), "repo": REPO})
+
+    @task(1)
+    def push(self) -> None:
+        body = json.dumps(
+            {
+                "ref": "refs/heads/main",
+                "before": "0" * 40,  # a (re)created branch at the indexed commit
+                "after": SHA,
+                "forced": False,
+                "created": True,
+                "deleted": False,
+                "repository": {"full_name": REPO},
+            }
+        ).encode()
+        signature = hmac.new(SECRET, body, hashlib.sha256).hexdigest()
+        with self.client.post(
+            f"/webhooks/github/{REPO}",
+            data=body.decode(),
+            headers={
+                "Content-Type": "application/json",
+                "X-GitHub-Event": "push",
+                "X-GitHub-Delivery": str(uuid.uuid4()),
+                "X-Hub-Signature-256": f"sha256={signature}",
+            },
+            name="push",
+            catch_response=True,
+        ) as response:
+            if response.status_code not in (200, 202):
+                response.failure(f"HTTP {response.status_code}")
