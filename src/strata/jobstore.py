@@ -26,8 +26,8 @@ from strata.errors import NotFound, StrataError
 
 JobState = Literal["queued", "running", "succeeded", "failed"]
 RETENTION_S = 30 * 24 * 3600
-LOST_AFTER_BEATS = 4
-LOST_AFTER_MIN_S = 10.0
+LOST_AFTER_BEATS = 12  # 60 s at the workers' 5 s beat: a busy machine is not a dead worker
+LOST_AFTER_MIN_S = 30.0
 _KEY = "strata:job:{id}"
 _REPO_INDEX = "strata:jobs:{repo}"
 

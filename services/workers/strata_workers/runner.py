@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 import re
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from celery.exceptions import Ignore, Reject, Retry, SoftTimeLimitExceeded
-from redis.exceptions import LockError
 
+from strata import locks
 from strata.errors import DatabaseUnavailable, NotFound, StrataError
 from strata.git import Git, open_repository
 from strata.jobstore import JobTimedOut, UnexpectedJobError, WorkerLost
+from strata.locks import Every
 from strata.registry import RepoRegistration
 from strata_workers.context import WorkerContext, worker_context
 
@@ -35,8 +34,8 @@ RETRY: dict[str, Any] = {
 # often; a dead worker's job reads as lost after a few missed beats
 # (strata.jobstore.lost_after) and its lock frees itself after LOCK_LEASE_S.
 HEARTBEAT_S = 5.0
-LOCK_LEASE_S = 30
-LOCK_WAIT_S = 600
+LOCK_LEASE_S = locks.LEASE_S
+LOCK_WAIT_S = locks.WAIT_S
 # A job whose worker died this many times (an OOM on the same input, say) is
 # failed instead of being run again.
 MAX_LOST_RUNS = 2
@@ -145,31 +144,6 @@ def _has_paths(value: Any) -> bool:
     return scrub_paths(text) != text
 
 
-class Every:
-    """Call ``beat`` every ``seconds`` on a daemon thread until :meth:`stop`.
-
-    Daemon on purpose: a heartbeat must die with its process, that is the signal.
-    """
-
-    def __init__(self, seconds: float, beat: Callable[[], object], *, name: str) -> None:
-        self._stop = threading.Event()
-        self._seconds = seconds
-        self._beat = beat
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._seconds):
-            try:
-                self._beat()
-            except Exception:  # a missed beat is retried at the next one
-                log.warning("%s failed", self._thread.name, exc_info=True)
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=self._seconds + 5)
-
-
 def registered_repository(ctx: WorkerContext, name: str) -> tuple[RepoRegistration, Git]:
     """The registration and a readable git repository (its path, or a fetched mirror)."""
     registration = ctx.registry.get(name)
@@ -186,27 +160,10 @@ def registered_repository(ctx: WorkerContext, name: str) -> tuple[RepoRegistrati
 
 @contextmanager
 def repository_lock(ctx: WorkerContext, key: str, what: str) -> Iterator[None]:
-    """One writer at a time per repository and layer (waits up to 10 minutes).
-
-    The lock is a lease of LOCK_LEASE_S renewed while the job runs, so a killed
-    worker's lock frees itself within the lease instead of blocking its
-    redelivered job for an hour.
-    """
-    lock = ctx.redis.lock(
-        f"strata:lock:{key}",
-        timeout=LOCK_LEASE_S,
-        blocking_timeout=LOCK_WAIT_S,
-        thread_local=False,  # renewed from the lease thread
-    )
-    if not lock.acquire():
-        raise DatabaseUnavailable(f"another {what} is still running")
-    lease = Every(LOCK_LEASE_S / 3, lock.reacquire, name="strata-lock-lease")
-    try:
+    """One writer at a time per repository and layer (:mod:`strata.locks`, shared with
+    the CLI's ``strata index``)."""
+    with locks.repository_lock(ctx.redis, key, what, lease_s=LOCK_LEASE_S, wait_s=LOCK_WAIT_S):
         yield
-    finally:
-        lease.stop()
-        with contextlib.suppress(LockError):  # the lease ran out: another run owns it now
-            lock.release()
 
 
 def throttled_progress(

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import redis
+import structlog
+
+from strata import locks
 from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer, IndexResult, Progress
 from strata.git import Git
@@ -14,6 +20,8 @@ from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 from strata.ontology import Ontology
 from strata.settings import Settings
+
+log = structlog.get_logger(component="code-service")
 
 
 @dataclass(slots=True)
@@ -56,14 +64,38 @@ class CodeService:
         commits: int | None = None,
         progress: Progress | None = None,
     ) -> list[IndexResult]:
-        """Index a local clone: its ``rev`` only, or its history (oldest first)."""
+        """Index a local clone: its ``rev`` only, or its history (oldest first).
+
+        Takes the code lock of ``repo``/``ref`` that the code worker takes, so a
+        push being indexed and a CLI run never write the same facts at once (both
+        would open every fact). With Redis unreachable no worker can run either
+        (Redis is their broker), and the run goes on without it.
+        """
         git = Git(path)
         git.check()
         indexer = self.indexer(progress)
         try:
-            if since is None and commits is None:
-                return [indexer.index(git, repo, ref, git.resolve(rev))]
-            history = git.history(rev, since=since, max_count=commits)
-            return indexer.index_history(git, repo, ref, history)
+            with self._code_lock(repo, ref):
+                if since is None and commits is None:
+                    return [indexer.index(git, repo, ref, git.resolve(rev))]
+                history = git.history(rev, since=since, max_count=commits)
+                return indexer.index_history(git, repo, ref, history)
         finally:
             self.cache.flush()  # the CLI exits right after: the parses must be on disk
+
+    @contextmanager
+    def _code_lock(self, repo: str, ref: str) -> Iterator[None]:
+        client = redis.Redis.from_url(self.settings.redis_url, socket_connect_timeout=2)
+        try:
+            client.ping()
+        except redis.RedisError:
+            log.warning("index.unlocked", repo=repo, ref=ref, reason="redis unreachable")
+            yield
+            return
+        try:
+            with locks.repository_lock(
+                client, locks.lock_key("code", repo, ref), f"index of {repo}/{ref}"
+            ):
+                yield
+        finally:
+            client.close()

@@ -22,6 +22,7 @@ from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
 from strata.jobs import CODE_REINDEX, ReindexJob
 from strata.jobstore import JobRecord, JobStore, lost_after, new_job_id
+from strata.locks import LEASE_S as LOCK_LEASE_S
 from strata.registry import KeyRing, RepoRegistry
 from strata.security import ServerKeys
 from strata.settings import Settings
@@ -164,7 +165,8 @@ class TestKilledWorkers:
             assert first.worker.endswith(f":{child}")
             os.kill(child, signal.SIGKILL)
 
-            job = wait_job(base, token, job_id, timeout=180)
+            # Bounded: the redelivered run waits out the dead run's lock lease first.
+            job = wait_job(base, token, job_id, timeout=LOCK_LEASE_S + 180)
         record = jobs.get(job_id)
         assert job["state"] in ("SUCCEEDED", "FAILED"), job
         if job["state"] == "SUCCEEDED":  # redelivered to a fresh child, which finished it
@@ -205,5 +207,5 @@ class TestKilledWorkers:
 
         # The dead run's repository lock is a lease: a new push gets it and finishes.
         with worker_process(settings, tmp_path):
-            again = wait_job(base, token, push(base, name, ZERO, c1), timeout=180)
+            again = wait_job(base, token, push(base, name, ZERO, c1), timeout=LOCK_LEASE_S + 180)
         assert again["state"] == "SUCCEEDED", again

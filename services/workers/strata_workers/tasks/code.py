@@ -7,6 +7,7 @@ from typing import Any
 import structlog
 from celery import shared_task
 
+from strata import locks
 from strata.errors import NotFound, StrataError
 from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ZERO_SHAS, ReindexJob, parse_job
 from strata.search.docs import SearchIndex
@@ -49,7 +50,7 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
         moved_at = ctx.jobs.get(parsed.job_id).created_at
         ref = parsed.ref.removeprefix("refs/heads/")
         progress = throttled_progress(ctx, parsed.job_id, PROGRESS_EVERY_S)
-        lock = f"code:{parsed.repo}:{ref}"
+        lock = locks.lock_key("code", parsed.repo, ref)  # the CLI takes the same
         if parsed.after in ZERO_SHAS:
             if ctx.registry.get(parsed.repo) is None:
                 raise NotFound(f"repository {parsed.repo!r} is not registered")
