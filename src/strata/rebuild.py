@@ -20,6 +20,7 @@ from strata.graph.gateway import Gateway, checked_label
 from strata.graph.store import FactStore
 from strata.knowledge.sync import KnowledgeSync
 from strata.ontology import Ontology
+from strata.ontology.model import DERIVED_LABELS
 from strata.trace.sync import TraceSync
 
 BRANCH_HEADS = """
@@ -53,8 +54,10 @@ def indexed_heads(gateway: Gateway, ontology: Ontology, repo: str, ref: str) -> 
 
 
 def drop(gateway: Gateway, ontology: Ontology, repo: str) -> list[str]:
-    """Delete what Strata wrote for the repository (not graphiti's knowledge)."""
+    """Delete what Strata wrote for the repository (not graphiti's knowledge), and the
+    search documents derived from it (the next search or reindex writes them anew)."""
     labels = [n.label for n in ontology.nodes.values() if n.writer == "strata"]
+    labels += list(DERIVED_LABELS)
     for label in labels:
         gateway.run_autocommit(DROP.format(label=checked_label(label)), repo=repo, timeout=3600)
     return labels

@@ -37,7 +37,7 @@ import neo4j.time
 from strata.errors import ValidationError
 from strata.graph import migrations
 from strata.graph.gateway import Gateway, checked_label, checked_property, checked_rel_type
-from strata.ontology.model import STATE, Ontology
+from strata.ontology.model import DERIVED_LABELS, DERIVED_TYPES, STATE, Ontology
 
 FORMAT = "strata-backup"
 FORMAT_VERSION = 1
@@ -46,10 +46,9 @@ BATCH = 2000
 RESTORE_LABEL = "StrataRestore"
 # Labels of Strata's own bookkeeping (not facts): written by migrations, keys, the registry.
 BOOKKEEPING_LABELS = ("Migration", "RepoRegistration", "ApiKey")
-# Derived search documents (strata.search.docs): rebuilt from the facts on the first
-# search after a restore, so a backup leaves them, and their INDEXES edges, out.
-DERIVED_LABELS = frozenset({"SearchDoc", "SearchCursor"})
-DERIVED_TYPES = frozenset({"INDEXES"})
+# Derived search documents are rebuilt from the facts on the first search or reindex
+# after a restore, so a backup leaves them, and their INDEXES edges, out.
+DERIVED = frozenset(DERIVED_LABELS)
 
 ALL_LABELS = "CALL db.labels() YIELD label RETURN label"
 NODE_PAGE = """
@@ -174,7 +173,7 @@ def dump(
     """
     started = datetime.now(UTC)
     labels_ok = allowed_labels(ontology)
-    found = {row["label"] for row in gateway.read(ALL_LABELS)} - {RESTORE_LABEL} - DERIVED_LABELS
+    found = {row["label"] for row in gateway.read(ALL_LABELS)} - {RESTORE_LABEL} - DERIVED
     unknown = sorted(found - labels_ok)
     if unknown:
         raise ValidationError(
@@ -199,7 +198,7 @@ def dump(
         }
         out.write(json.dumps(header) + "\n")
         for row in _pages(gateway, NODE_PAGE):
-            if "Migration" in row["labels"] or DERIVED_LABELS & set(row["labels"]):
+            if "Migration" in row["labels"] or DERIVED & set(row["labels"]):
                 continue  # restore applies this code's migrations, which record themselves
             for label in row["labels"]:
                 labels[label] += 1

@@ -15,6 +15,10 @@ Writer = Literal["strata", "graphiti"]
 ScalarType = Literal["string", "int", "float", "bool", "datetime", "list[string]", "list[int]"]
 
 STATE = "STATE"
+# Derived, rebuildable index data that is not a fact (strata.search.docs writes it):
+# backups leave it out and a rebuild drops it with the facts it was derived from.
+DERIVED_LABELS: tuple[str, ...] = ("SearchDoc", "SearchCursor")
+DERIVED_TYPES: tuple[str, ...] = ("INDEXES",)
 """Relationship type of versioned node attributes: ``(n)-[:STATE {...}]->(n)``."""
 
 KEY_SEPARATOR = "|"

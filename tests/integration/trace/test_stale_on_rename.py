@@ -271,7 +271,7 @@ class TestStaleOnRename:
 
 CURRENT_FACTS = """
 MATCH (a)-[r]->(b)
-WHERE a.repo = $repo AND r.expired_at IS NULL
+WHERE a.repo = $repo AND r.valid_at IS NOT NULL AND r.expired_at IS NULL
   AND (r.invalid_at IS NULL OR r.invalid_at > datetime())
 RETURN type(r) AS type, a.key AS src, b.key AS dst, properties(r) AS props
 """
