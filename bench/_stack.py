@@ -16,7 +16,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -33,6 +32,7 @@ from strata.devstack.api import launch_api
 from strata.devstack.neo4j import Neo4jServer
 from strata.devstack.procs import free_port
 from strata.devstack.redis import RedisServer
+from strata.devstack.worker import worker_command
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
 from strata.registry import KeyRing, RepoRegistry
@@ -189,10 +189,9 @@ def start_worker(stack: BenchStack, *, concurrency: int = 1) -> Worker:
     logs.mkdir(parents=True, exist_ok=True)
     ready = logs / f"worker-{uuid.uuid4().hex[:8]}.ready"
     log = logs / f"{ready.stem}.log"
-    argv = [sys.executable, "-m", "celery", "-A", "strata_workers.main", "worker"]
-    argv += ["-Q", ",".join(stack.settings.queues.values()), "-n", f"{ready.stem}@%h"]
-    argv += ["--pool", "prefork", "--concurrency", str(concurrency), "--loglevel", "INFO"]
-    argv += ["--without-mingle", "--without-gossip"]
+    argv = worker_command(
+        list(stack.settings.queues.values()), ready.stem, concurrency=concurrency, pool="prefork"
+    )
     with log.open("wb") as out:
         proc = subprocess.Popen(
             argv,

@@ -6,7 +6,6 @@ processes (uvicorn, celery); the core only starts them, it never imports them.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from strata.devstack.api import api_healthy, launch_api
 from strata.devstack.neo4j import Neo4jServer
 from strata.devstack.procs import Proc, require_free_port, wait_until
 from strata.devstack.redis import RedisServer
+from strata.devstack.worker import READY_FILE_ENV, worker_command
 from strata.errors import EnvironmentProblem
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
@@ -60,27 +60,7 @@ def start_worker(settings: Settings, queue: str, *, timeout: float = 60.0) -> bo
         return False
     ready = worker_ready_file(settings, queue)
     ready.unlink(missing_ok=True)
-    popen = proc.spawn(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "strata_workers.main",
-            "worker",
-            "-Q",
-            queue,
-            "-n",
-            f"{queue}@%h",
-            "--concurrency",
-            "1",
-            "--loglevel",
-            "INFO",
-            "--without-mingle",
-            "--without-gossip",
-        ],
-        env={"STRATA_WORKER_READY_FILE": str(ready)},
-    )
+    popen = proc.spawn(worker_command([queue], queue), env={READY_FILE_ENV: str(ready)})
     if not wait_until(ready.exists, timeout=timeout, alive=lambda: popen.poll() is None):
         proc.stop(timeout=10)
         raise EnvironmentProblem(

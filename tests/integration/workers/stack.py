@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from typing import Any
 import httpx
 
 from strata.devstack.api import launch_api
+from strata.devstack.worker import worker_command
 from strata.settings import Settings
 from tests.conftest import free_port, make_settings, settings_env
 from tests.gitrepo import GitRepo
@@ -84,29 +84,11 @@ def worker_process(settings: Settings, tmp: Path, *, concurrency: int = 1) -> It
     """``celery -A strata_workers.main worker --pool prefork`` on the stack's queues."""
     ready = tmp / f"worker-{uuid.uuid4().hex[:8]}.ready"
     log = tmp / f"{ready.stem}.log"
-    queues = ",".join(settings.queues.values())
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "strata_workers.main",
-                "worker",
-                "-Q",
-                queues,
-                "-n",
-                f"{ready.stem}@%h",
-                "--pool",
-                "prefork",
-                "--concurrency",
-                str(concurrency),
-                "--loglevel",
-                "INFO",
-                "--without-mingle",
-                "--without-gossip",
-            ],
+            worker_command(
+                list(settings.queues.values()), ready.stem, concurrency=concurrency, pool="prefork"
+            ),
             env=_env(settings, STRATA_WORKER_READY_FILE=str(ready)),
             stdout=out,
             stderr=subprocess.STDOUT,
