@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 
 from strata.errors import ValidationError
+from strata.graph import lucene
 
 MAX_QUERY_BYTES = 10_000
 MAX_TERMS = 32
@@ -23,9 +24,9 @@ _WORD = re.compile(r"[A-Za-z0-9_]+")
 # camelCase / PascalCase / ACRONYMWords / digits: "parseHTTPRequest2" -> parse, HTTP, Request, 2
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-# Lucene's query syntax characters (classic QueryParser), escaped with a backslash.
-_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
-_LUCENE_WORDS = frozenset({"AND", "OR", "NOT", "TO"})
+# Operators in search terms (strata.graph.lucene escapes the syntax characters).
+# Lowered rather than quoted: a search term may take a `*` suffix, which a phrase cannot.
+_LUCENE_WORDS = lucene.OPERATORS | {"TO"}
 
 
 def identifier_words(text: str) -> list[str]:
@@ -86,7 +87,7 @@ def query_terms(query: str) -> list[str]:
 
 def escape_lucene(term: str) -> str:
     """A term safe to place in a Lucene query: special characters and operators escaped."""
-    escaped = _LUCENE_SPECIAL.sub(r"\\\1", term)
+    escaped = lucene.escape(term)
     if escaped in _LUCENE_WORDS:
         return escaped.lower()
     return escaped
