@@ -173,7 +173,14 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
         return SymbolOut.of(id, view)
 
     async def walk(
-        step: Callable[..., Any], id: str, ctx: Context, *, depth: int, first: int, as_of: Any
+        step: Callable[..., Any],
+        id: str,
+        ctx: Context,
+        *,
+        depth: int,
+        first: int,
+        as_of: Any,
+        **options: Any,
     ) -> CallsOut:
         principal = await readable_symbol(ctx, id, as_of)
         hits = await run(
@@ -184,6 +191,7 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
             first=first + 1,
             repos=_repos(principal),
             timeout=timeout,
+            **options,
         )
         return CallsOut(
             id=id, calls=[Call.of(h) for h in hits[:first]], truncated=len(hits) > first
@@ -197,7 +205,10 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
         first: Annotated[int, Field(ge=1, le=100)] = 10,
         as_of: AsOfParam = None,
     ) -> CallsOut:
-        return await walk(code.callers, id, ctx, depth=depth, first=first, as_of=as_of)
+        # CallsOut has no room for the unresolved count: skip its repository-wide query.
+        return await walk(
+            code.callers, id, ctx, depth=depth, first=first, as_of=as_of, unresolved=False
+        )
 
     @mcp.tool(description="What the symbol calls, breadth first up to `depth` hops (max 5).")
     async def callees(
