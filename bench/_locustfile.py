@@ -7,15 +7,13 @@ LOAD_SHA, LOAD_SYMBOLS, LOAD_SECRET); not meant to be run by hand.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import os
 import random
-import uuid
 from typing import Any
 
 from locust import FastHttpUser, between, task
+
+from strata.testing import ZERO_SHA, push_headers, push_payload
 
 TOKEN = os.environ.get("LOAD_TOKEN", "")
 REPO = os.environ.get("LOAD_REPO", "")
@@ -72,27 +70,12 @@ class StrataUser(FastHttpUser):
 
     @task(1)
     def push(self) -> None:
-        body = json.dumps(
-            {
-                "ref": "refs/heads/main",
-                "before": "0" * 40,  # a (re)created branch at the indexed commit
-                "after": SHA,
-                "forced": False,
-                "created": True,
-                "deleted": False,
-                "repository": {"full_name": REPO},
-            }
-        ).encode()
-        signature = hmac.new(SECRET, body, hashlib.sha256).hexdigest()
+        # A (re)created branch at the indexed commit.
+        body = push_payload(REPO, ZERO_SHA, SHA)
         with self.client.post(
             f"/webhooks/github/{REPO}",
             data=body.decode(),
-            headers={
-                "Content-Type": "application/json",
-                "X-GitHub-Event": "push",
-                "X-GitHub-Delivery": str(uuid.uuid4()),
-                "X-Hub-Signature-256": f"sha256={signature}",
-            },
+            headers=push_headers(body, SECRET),
             name="push",
             catch_response=True,
         ) as response:

@@ -9,8 +9,6 @@ by bench/faults.py and bench/load.py; nothing here is imported by the product.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import shutil
@@ -28,6 +26,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from strata import testing
 from strata.devstack.api import launch_api
 from strata.devstack.neo4j import Neo4jServer
 from strata.devstack.procs import free_port
@@ -247,28 +246,12 @@ def generated_repo(path: Path, files: int, when: datetime) -> str:
 
 
 def push_body(repo: str, before: str, after: str) -> bytes:
-    return json.dumps(
-        {
-            "ref": "refs/heads/main",
-            "before": before,
-            "after": after,
-            "forced": False,
-            "created": before == ZERO,
-            "deleted": False,
-            "repository": {"full_name": repo},
-        }
-    ).encode()
+    return testing.push_payload(repo, before, after)
 
 
 def push_headers(body: bytes, delivery: str | None = None) -> dict[str, str]:
     """The headers of a signed GitHub push delivery."""
-    signature = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
-    return {
-        "Content-Type": "application/json",
-        "X-GitHub-Event": "push",
-        "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
-        "X-Hub-Signature-256": f"sha256={signature}",
-    }
+    return testing.push_headers(body, SECRET, delivery=delivery)
 
 
 def push(base: str, repo: str, after: str, *, before: str = ZERO) -> str:

@@ -24,9 +24,6 @@ one-file reindex through the worker <= 300 ms, <= 3% of our full index and <=
 from __future__ import annotations
 
 import argparse
-import hashlib
-import hmac
-import json
 import os
 import shutil
 import statistics
@@ -44,6 +41,8 @@ from typing import Any
 import httpx
 import sdists  # bench/sdists.py: pinned sdists and throwaway git repositories
 from sdists import git
+
+from strata.testing import push_headers, push_payload
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench" / ".cache"
@@ -250,28 +249,12 @@ class Stack:
     def push(self, repo: str, before: str, after: str) -> tuple[float, dict[str, Any]]:
         """POST a signed push and wait for its job: (seconds from the API receiving the
         push to the job's end, as the job record says; the job)."""
-        body = json.dumps(
-            {
-                "ref": "refs/heads/main",
-                "before": before,
-                "after": after,
-                "created": before == ZERO,
-                "deleted": False,
-                "forced": False,
-                "repository": {"full_name": repo},
-            }
-        ).encode()
-        signature = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+        body = push_payload(repo, before, after)
         accepted = httpx.post(
             f"{self.base}/webhooks/github/{repo}",
             content=body,
             timeout=30,
-            headers={
-                "Content-Type": "application/json",
-                "X-GitHub-Event": "push",
-                "X-GitHub-Delivery": str(uuid.uuid4()),
-                "X-Hub-Signature-256": f"sha256={signature}",
-            },
+            headers=push_headers(body, SECRET),
         )
         if accepted.status_code != 202:
             raise SystemExit(f"webhook refused: {accepted.status_code} {accepted.text}")

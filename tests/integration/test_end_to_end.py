@@ -4,11 +4,7 @@ while an asOf before the push still returns the old answer."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +22,7 @@ from strata.graph.gateway import Gateway
 from strata.registry import KeyRing, RepoRegistry
 from strata.security import ServerKeys
 from strata.settings import Settings
+from strata.testing import push_headers, push_payload
 from strata_workers.app import create_celery
 from tests.gitrepo import GitRepo
 
@@ -78,28 +75,12 @@ def worker(settings: Settings, redis_server: RedisServer) -> Iterator[Any]:
 
 
 def webhook(base: str, repo: str, before: str, after: str) -> httpx.Response:
-    body = json.dumps(
-        {
-            "ref": "refs/heads/main",
-            "before": before,
-            "after": after,
-            "forced": False,
-            "created": before == ZERO,
-            "deleted": False,
-            "repository": {"full_name": repo},
-        }
-    ).encode()
-    signature = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    body = push_payload(repo, before, after)
     return httpx.post(
         f"{base}/webhooks/github/{repo}",
         content=body,
         timeout=10,
-        headers={
-            "Content-Type": "application/json",
-            "X-GitHub-Event": "push",
-            "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": f"sha256={signature}",
-        },
+        headers=push_headers(body, SECRET),
     )
 
 

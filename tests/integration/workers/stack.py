@@ -8,9 +8,6 @@ Each stack gets queues of its own, so no other test's worker takes its tasks.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import os
 import signal
 import subprocess
@@ -27,6 +24,7 @@ import httpx
 from strata.devstack.api import launch_api
 from strata.devstack.worker import worker_command
 from strata.settings import Settings
+from strata.testing import push_headers, push_payload
 from tests.conftest import free_port, make_settings, settings_env
 from tests.gitrepo import GitRepo
 
@@ -122,28 +120,12 @@ def push(
     forced: bool = False,
 ) -> str:
     """A signed GitHub push webhook; the id of the reindex job it queued."""
-    body = json.dumps(
-        {
-            "ref": ref,
-            "before": before,
-            "after": after,
-            "forced": forced,
-            "created": before == ZERO,
-            "deleted": False,
-            "repository": {"full_name": repo},
-        }
-    ).encode()
-    signature = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    body = push_payload(repo, before, after, ref=ref, forced=forced)
     answer = httpx.post(
         f"{base}/webhooks/github/{repo}",
         content=body,
         timeout=10,
-        headers={
-            "Content-Type": "application/json",
-            "X-GitHub-Event": "push",
-            "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": f"sha256={signature}",
-        },
+        headers=push_headers(body, SECRET),
     )
     assert answer.status_code == 202, answer.text
     job_id: str = answer.json()["jobs"][0]
