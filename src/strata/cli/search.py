@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from strata.cli.console import settings
 from strata.errors import ValidationError
@@ -135,7 +135,16 @@ def as_json(result: SearchResult) -> dict[str, Any]:
 def _table(result: SearchResult) -> None:
     # Not a terminal: no width limit, so a pipe gets every column whole.
     out = Console() if sys.stdout.isatty() else Console(width=10_000, no_color=True)
-    table = Table("score", "kind", "name", "where", "commit", "why", box=None)
+    # On a narrow terminal names and paths wrap whole instead of ending in "…".
+    table = Table(
+        "score",
+        "kind",
+        Column("name", overflow="fold"),
+        Column("where", overflow="fold"),
+        "commit",
+        "why",
+        box=None,
+    )
     for hit in result.hits:
         table.add_row(
             f"{hit.score:.4f}",
