@@ -263,7 +263,10 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
         principal = await who(ctx)
         if not principal.can_read(_repo_of_key(id)):
             return HistoryOut(id=id, versions=[])
-        versions = await run(reads.state_history, kind, id, limit=first, timeout=timeout)
+        if kind == "Symbol":  # its versions' spans, from the File layouts (ontology v4)
+            versions = await run(code.history, id, limit=first, timeout=timeout)
+        else:
+            versions = await run(reads.state_history, kind, id, limit=first, timeout=timeout)
         return HistoryOut(id=id, versions=[Version.of(v) for v in versions])
 
     @mcp.tool(

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from strata.code.layout import EMPTY, file_key_of
+from strata.code.positions import Positions
 from strata.errors import StrataError, ValidationError
 from strata.graph.gateway import Gateway
-from strata.temporal import aware, from_wire, to_wire
+from strata.temporal import AsOf, aware, from_wire, now, to_wire
 
 ChangeKind = Literal["added", "removed", "modified", "moved", "renamed"]
 CHANGE_KINDS: frozenset[str] = frozenset({"added", "removed", "modified", "moved", "renamed"})
@@ -269,7 +272,7 @@ class CodeChanges:
         total = len(found)
         if cursor is not None:
             found = [c for c in found if _position(c) > cursor]
-        window = found[:first]
+        window = self._placed(found[:first], timeout)
         commits = self._commits(repo, window, timeout)
         return ChangesPage(
             commits=commits,
@@ -278,6 +281,30 @@ class CodeChanges:
             end_cursor=window[-1].cursor if window else None,
             partial=len(rows) >= SCAN_CAP,
         )
+
+    def _placed(self, changes: list[SymbolChange], timeout: float | None) -> list[SymbolChange]:
+        """Each change's line as of its moment (a removal: the moment before), for symbols
+        whose versions keep no span of their own (ontology v4: the File's layout has it)."""
+        known = now()
+        moments = {
+            c: AsOf(c.at - timedelta(microseconds=1) if c.change == "removed" else c.at, known)
+            for c in changes
+            if c.line is None
+        }
+        if not moments:
+            return changes
+        layouts = Positions(self._gateway).layouts(
+            ((file_key_of(c.key), at) for c, at in moments.items()), timeout=timeout
+        )
+
+        def placed(change: SymbolChange) -> SymbolChange:
+            at = moments.get(change)
+            if at is None:
+                return change
+            span = layouts.get((file_key_of(change.key), at), EMPTY).span(change.qualname)
+            return dataclasses.replace(change, line=span[0] if span else None)
+
+        return [placed(c) for c in changes]
 
     def _commits(
         self, repo: str, changes: list[SymbolChange], timeout: float | None

@@ -3,6 +3,12 @@
 Every file-derived fact is scoped to its file (the File node's key), so a
 reindex of that file can re-sync exactly the facts it produced. Valid time is
 the commit time of the indexed commit; the source is the commit, path and line.
+
+Under ontology v4 positions are not content (:mod:`strata.code.layout`): the
+File version carries its symbols' spans, and call sites are offsets from the
+calling symbol's start (or the file's origin), so lines shifting above a
+symbol change the File's version only. Under an older ontology the facts are
+written as that version declares them (absolute spans and lines).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.code.languages import module_system_for
+from strata.code.layout import encode_layout, origin_of, relative_site, starts_of
 from strata.code.model import FileExtract, SymbolDef
 from strata.code.modules import ModuleIndex, PackageInfo, package_of
 from strata.code.resolver import FileResolution
@@ -21,6 +28,7 @@ from strata.ontology.model import Ontology
 
 SIGNATURE_MAX = 300
 DOCSTRING_MAX = 1000
+LAYOUT_VERSION = 4  # the first ontology version that keeps positions out of content
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +48,7 @@ class CodeProjection:
         self.ontology = ontology
         self.snapshot = snapshot
         self.index = index
+        self.layout = ontology.version >= LAYOUT_VERSION
         self._keys = {
             label: ontology.node(label)
             for label in (
@@ -202,6 +211,9 @@ class CodeProjection:
             "entrypoints": list(extract.entrypoints),
             "unresolved_calls": resolution.unresolved.get(None, []),
         }
+        if self.layout:
+            file_props["layout"] = encode_layout(extract.symbols)
+            file_props["layout_origin"] = origin_of(extract)
         states = [
             StateFact(
                 "File",
@@ -213,11 +225,10 @@ class CodeProjection:
             )
         ]
         for symbol in extract.symbols:
+            unresolved = resolution.unresolved.get(symbol.qualname) or None
             props: dict[str, Any] = {
                 "kind": symbol.kind,
                 "qualified_name": self.qualified_name(path, extract, symbol)[:500],
-                "line_start": symbol.line_start,
-                "line_end": symbol.line_end,
                 "body_hash": symbol.body_hash,
                 "shape_hash": symbol.shape_hash,
                 "language": extract.language,
@@ -227,8 +238,15 @@ class CodeProjection:
                 "entrypoint": symbol.entrypoint,
                 "framework": symbol.framework,
                 "decorators": [d[:200] for d in symbol.decorators[:20]] or None,
-                "unresolved_calls": resolution.unresolved.get(symbol.qualname) or None,
+                "unresolved_calls": unresolved,
             }
+            if self.layout:
+                if unresolved:
+                    props["unresolved_calls"] = [
+                        relative_site(u, symbol.line_start) for u in unresolved
+                    ]
+            else:
+                props["line_start"], props["line_end"] = symbol.line_start, symbol.line_end
             states.append(
                 StateFact(
                     "Symbol",
@@ -268,6 +286,8 @@ class CodeProjection:
         scope = self.scope(path)
         file_ref = self.file_ref(path)
         edges: list[EdgeFact] = []
+        starts = starts_of(extract)
+        origin = origin_of(extract)
         package = package_of(path, packages)
         if package is not None:
             owner = self.ref(
@@ -326,7 +346,11 @@ class CodeProjection:
                     continue
                 seen_imports.add((target.label, target.key))
                 props = _compact(
-                    {"line": imp.line, "alias": imp.alias, "names": list(imp.names)[:50] or None}
+                    {
+                        **self._at(imp.line, origin),
+                        "alias": imp.alias,
+                        "names": list(imp.names)[:50] or None,
+                    }
                 )
                 edges.append(
                     EdgeFact(
@@ -346,12 +370,12 @@ class CodeProjection:
                 if call.src_qualname is not None
                 else file_ref
             )
+            base = starts.get(call.src_qualname, origin) if call.src_qualname else origin
             props = {
-                "line": call.line,
+                **self._at(call.line, base, call.lines),
                 "confidence": call.confidence,
                 "resolution": call.resolution,
                 "count": len(call.lines),
-                "lines": list(call.lines),
             }
             edges.append(
                 EdgeFact(
@@ -372,13 +396,26 @@ class CodeProjection:
                     self.symbol_ref(path, type_edge.src_qualname),
                     self.symbol_ref(type_edge.dst_path, type_edge.dst_qualname),
                     snap.repo,
-                    {"line": type_edge.line, "confidence": type_edge.confidence},
+                    {
+                        **self._at(type_edge.line, starts.get(type_edge.src_qualname, origin)),
+                        "confidence": type_edge.confidence,
+                    },
                     at,
                     source=self._source(path, type_edge.line),
                     scope=scope,
                 )
             )
         return edges
+
+    def _at(self, line: int, base: int, lines: tuple[int, ...] | None = None) -> dict[str, Any]:
+        """A site's position as the ontology stores it: offsets from ``base`` (v4), else
+        absolute ``line`` (and ``lines``)."""
+        if not self.layout:
+            return {"line": line} if lines is None else {"line": line, "lines": list(lines)}
+        out: dict[str, Any] = {"offset": line - base}
+        if lines is not None:
+            out["offsets"] = [x - base for x in lines]
+        return out
 
 
 def _compact(props: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 Every query filters facts with the shared as-of predicate and, when the caller
 is limited to some repositories, by ``repo`` on every node it returns. Answers
-are bounded and carry their evidence (path, lines, commit).
+are bounded and carry their evidence (path, lines, commit): absolute lines as of
+the read's moment, placed from the File layouts visible then
+(:mod:`strata.code.positions`).
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from strata.code.layout import RELATIVE
+from strata.code.positions import Positions
 from strata.code.unseen import SAMPLE, UNRESOLVED_MATCHING, Unresolved, UnresolvedSite
 from strata.code.views import BranchView, CallHit, CallList, ImpactView, SymbolView
 from strata.graph.gateway import Gateway
+from strata.graph.reads import FactVersion, Reads
 from strata.ontology.model import Ontology
 from strata.temporal import AsOf, as_of_predicate, decode_fact, fact_projection
 
@@ -76,6 +81,7 @@ LIMIT $cap
 OPTIONAL MATCH (x)-[st:STATE]->(x)
 WHERE {_STATE}
 RETURN target AS via, x.key AS key, labels(x)[0] AS label, x.path AS path, x.repo AS repo,
+       x.qualname AS qualname, x.key AS src, labels(x)[0] AS src_label, x.qualname AS src_qualname,
        {_EDGE_PROPS} AS edge, {_STATE_PROPS} AS state
 """
 
@@ -83,11 +89,12 @@ CALLEES_STEP = f"""
 UNWIND $frontier AS source
 MATCH (f {{key: source}})-[c:CALLS]->(x:Symbol)
 WHERE {_EDGE} AND {_REPOS.format(var="x")}
-WITH source, x, c
+WITH source, f, x, c
 LIMIT $cap
 OPTIONAL MATCH (x)-[st:STATE]->(x)
 WHERE {_STATE}
 RETURN source AS via, x.key AS key, labels(x)[0] AS label, x.path AS path, x.repo AS repo,
+       x.qualname AS qualname, f.key AS src, labels(f)[0] AS src_label, f.qualname AS src_qualname,
        {_EDGE_PROPS} AS edge, {_STATE_PROPS} AS state
 """
 
@@ -130,6 +137,11 @@ class CodeReads:
     def __init__(self, gateway: Gateway, ontology: Ontology) -> None:
         self._gateway = gateway
         self._ontology = ontology
+        self._positions = Positions(gateway)
+
+    @property
+    def positions(self) -> Positions:
+        return self._positions
 
     def symbol(
         self,
@@ -144,7 +156,8 @@ class CodeReads:
         )
         if not rows:
             return None
-        return SymbolView.of(rows[0]["node"], rows[0]["state"])
+        view = SymbolView.of(rows[0]["node"], rows[0]["state"])
+        return self._positions.symbols([view], as_of, timeout=timeout)[0]
 
     def find_symbols(
         self,
@@ -194,7 +207,8 @@ class CodeReads:
             )
         else:
             return []
-        return [SymbolView.of(r["node"], r["state"]) for r in rows]
+        views = [SymbolView.of(r["node"], r["state"]) for r in rows]
+        return self._positions.symbols(views, as_of, timeout=timeout)
 
     def callers(
         self,
@@ -264,6 +278,7 @@ class CodeReads:
         seen = {key}
         frontier = [key]
         found: list[CallHit] = []
+        placing: list[dict[str, Any]] = []  # each hit's row, to place its lines at the end
         params = as_of.params()
         for level in range(1, depth + 1):
             if not frontier:
@@ -279,6 +294,7 @@ class CodeReads:
                     continue
                 seen.add(row["key"])
                 edge = row["edge"]
+                placing.append(row)
                 found.append(
                     CallHit(
                         key=row["key"],
@@ -287,8 +303,8 @@ class CodeReads:
                         path=row["path"],
                         depth=level,
                         via=row["via"],
-                        line=int(edge.get("line", 0)),
-                        lines=tuple(edge.get("lines") or ()),
+                        line=0,  # placed below, from the calling side's start
+                        lines=(),
                         confidence=float(edge.get("confidence", 0)),
                         resolution=str(edge.get("resolution", "")),
                         commit=edge.get("source_commit"),
@@ -297,6 +313,7 @@ class CodeReads:
                 )
                 if row["label"] == "Symbol" and not recursive:
                     frontier.append(row["key"])
+        found = self._positions.hits(found, placing, as_of, timeout=timeout)
         found.sort(key=lambda h: (h.depth, -h.confidence, h.key))
         return found[:first]
 
@@ -344,7 +361,20 @@ class CodeReads:
             timeout=timeout,
             **as_of.params(),
         )
-        return Unresolved.from_row(rows[0] if rows else None)
+        row = rows[0] if rows else None
+        if row is not None and any(RELATIVE in str(h["site"]) for h in row["sample"]):
+            row = {**row, "sample": self._positions.sites(row["sample"], as_of, timeout=timeout)}
+        return Unresolved.from_row(row)
+
+    def history(
+        self, key: str, *, limit: int | None = None, timeout: float | None = None
+    ) -> list[FactVersion]:
+        """Every version of a symbol's state (the first ``limit``), each with the span it
+        had at the last moment it was valid and believed (now, for the current one)."""
+        versions = Reads(self._gateway, self._ontology).state_history(
+            "Symbol", key, limit=limit, timeout=timeout
+        )
+        return self._positions.versions(key, versions, timeout=timeout)
 
     def branches(self, repo: str, as_of: AsOf, *, timeout: float | None = None) -> list[BranchView]:
         """The indexed refs of a repository and their heads."""

@@ -1,7 +1,9 @@
 """What a call-graph answer could not see: unresolved call sites that may reach a symbol.
 
 The resolver keeps every call it could not link to one declaration as
-``callee@line`` on the calling Symbol's (or File's) state (``unresolved_calls``).
+``callee@line`` on the calling Symbol's (or File's) state (``unresolved_calls``;
+under ontology v4 a Symbol's are ``callee@+offset`` from its start, placed by
+the reads as of their moment).
 A site whose called name (the last segment of the callee as written) equals a
 symbol's name may be a call of that symbol, so an empty list of callers (or of
 tests in an impact answer) is only "nothing found", never "nothing there",
@@ -35,7 +37,7 @@ _SITES = """
           WHERE any(n IN names WHERE u STARTS WITH n + '@' OR u CONTAINS '.' + n + '@'
                                  OR u CONTAINS ':' + n + '@')] AS u
   WITH x, u ORDER BY x.path, x.qualname, u
-  RETURN {{path: x.path, caller: x.qualname, site: u, name: {name}}}
+  RETURN {{path: x.path, caller: x.qualname, key: x.key, site: u, name: {name}}}
 """
 
 # One round trip: the symbols' names, then every open unresolved site of their

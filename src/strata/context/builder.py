@@ -266,7 +266,7 @@ class ContextBuilder:
         pack.lines += ev.caller_lines(callers, section="Callers", base=55)
         pack.lines += ev.unresolved_line(callers.unresolved, target, base=35)
         pack.lines += self._linked(target, as_of, timeout)
-        history = self._reads.state_history("Symbol", target.key, limit=20, timeout=timeout)
+        history = code.history(target.key, limit=20, timeout=timeout)
         pack.lines += ev.history_lines(history[-3:], target, base=25)
         has_text = target.state.get("signature") or target.state.get("docstring")
         if not (has_text or callers or callees):

@@ -7,6 +7,7 @@ at the end of its qualified name (``payments.charge`` finds
 
 from __future__ import annotations
 
+from strata.code.positions import Positions
 from strata.code.reads import MAX_FIRST, SymbolView
 from strata.errors import ValidationError
 from strata.graph.gateway import Gateway
@@ -80,4 +81,5 @@ def fuzzy_symbols(
         timeout=timeout,
         **as_of.params(),
     )
-    return [SymbolView.of(r["node"], r["state"]) for r in rows]
+    views = [SymbolView.of(r["node"], r["state"]) for r in rows]
+    return Positions(gateway).symbols(views, as_of, timeout=timeout)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from strata.code.layout import EMPTY, file_key_of, place_symbol
+from strata.code.positions import Positions, needs_layout
 from strata.errors import NotFound, ValidationError
 from strata.graph.gateway import Gateway, checked_label
 from strata.search.docs import SearchIndex
@@ -390,6 +392,7 @@ class SearchService:
             statement = HYDRATE.format(label=checked_label(label))
             for row in self._gateway.read(statement, keys=keys, timeout=timeout, **as_of.params()):
                 found[row["key"]] = (label, row["node"], decode_fact(row["state"]))
+        found = self._placed(found, as_of, timeout)
         hits: list[SearchHit] = []
         for item in window:
             if item.key not in found:
@@ -401,6 +404,30 @@ class SearchService:
             if len(hits) == first:
                 break
         return hits
+
+    def _placed(
+        self,
+        found: dict[str, tuple[str, dict[str, Any], dict[str, Any]]],
+        as_of: AsOf,
+        timeout: float | None,
+    ) -> dict[str, tuple[str, dict[str, Any], dict[str, Any]]]:
+        """Symbol hits with their spans as of ``as_of`` (v4 keeps them on the File's layout)."""
+        wanted = {
+            key: file_key_of(key)
+            for key, (label, _, state) in found.items()
+            if label == "Symbol" and needs_layout(state)
+        }
+        if not wanted:
+            return found
+        layouts = Positions(self._gateway).layouts(
+            ((f, as_of) for f in wanted.values()), timeout=timeout
+        )
+        out = dict(found)
+        for key, file_key in wanted.items():
+            label, node, state = found[key]
+            span = layouts.get((file_key, as_of), EMPTY).span(node.get("qualname"))
+            out[key] = (label, node, place_symbol(state, span))
+        return out
 
 
 def _hit(item: Fused, label: str, node: dict[str, Any], state: dict[str, Any]) -> SearchHit:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from strata.code.positions import Positions, needs_layout
+from strata.code.views import SymbolView
 from strata.errors import ValidationError
 from strata.graph.gateway import Gateway
 from strata.temporal import AsOf, as_of_predicate, decode_fact, fact_projection
@@ -258,7 +260,31 @@ class TraceReads:
                     other,
                 )
             )
-        return out
+        return self._placed(out, {r["target"]["key"]: r["target"] for r in rows}, as_of, timeout)
+
+    def _placed(
+        self,
+        links: list[LinkView],
+        targets: dict[str, dict[str, Any]],
+        as_of: AsOf,
+        timeout: float | None,
+    ) -> list[LinkView]:
+        """Symbol targets with their spans as of ``as_of`` (v4 keeps them on the File)."""
+        wanted = {
+            v.target_key
+            for v in links
+            if v.target_label == "Symbol" and "kind" in v.other and needs_layout(v.other)
+        }
+        if not wanted:
+            return links
+        views = [
+            SymbolView.of(targets[k], next(v.other for v in links if v.target_key == k))
+            for k in sorted(wanted)
+        ]
+        placed = {
+            v.key: v.state for v in Positions(self._gateway).symbols(views, as_of, timeout=timeout)
+        }
+        return [replace(v, other=placed.get(v.target_key, v.other)) for v in links]
 
     def report(self, repo: str, as_of: AsOf, *, timeout: float | None = None) -> TraceReport:
         """Counts by status, stale links, and requirements lacking an implementation or a test."""

@@ -141,9 +141,12 @@ class CodeQuery:
         context = info.context
         if not context.principal.can_read(repo_of_key(str(id))):
             return []
-        versions = await context.run(
-            context.graph.state_history, kind.value, str(id), limit=MAX_CHANGES
-        )
+        if kind == EntityKind.SYMBOL:  # its versions' spans, from the File layouts (v4)
+            versions = await context.run(context.code.history, str(id), limit=MAX_CHANGES)
+        else:
+            versions = await context.run(
+                context.graph.state_history, kind.value, str(id), limit=MAX_CHANGES
+            )
         return [FactVersion.from_domain(v) for v in versions]
 
     @strawberry.field(description="Facts opened and closed in a repository between two instants.")

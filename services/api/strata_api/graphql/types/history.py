@@ -61,7 +61,7 @@ class FactVersion:
             content=cast(JSON, content),
             evidence=Evidence(
                 path=props.get("source_path"),
-                line_start=props.get("source_line"),
+                line_start=props.get("line_start") or props.get("source_line"),
                 line_end=props.get("line_end"),
                 commit=props.get("source_commit"),
             ),
