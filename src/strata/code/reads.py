@@ -10,9 +10,10 @@ the read's moment, placed from the File layouts visible then
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
-from strata.code.layout import RELATIVE
+from strata.code.layout import RELATIVE, SEP, decode_layout, file_key_of, place_symbol
 from strata.code.positions import Positions
 from strata.code.unseen import SAMPLE, UNRESOLVED_MATCHING, Unresolved, UnresolvedSite
 from strata.code.views import BranchView, CallHit, CallList, ImpactView, SymbolView
@@ -42,10 +43,16 @@ _REPOS = "($repos IS NULL OR {var}.repo IN $repos)"
 _STATE_PROPS = fact_projection("st")
 _EDGE_PROPS = fact_projection("c")
 
+# The point lookup reads the symbol's span off its File's layout in the same round trip.
 SYMBOL_BY_KEY = f"""
 MATCH (s:Symbol {{key: $key}})-[st:STATE]->(s)
 WHERE {_STATE} AND {_REPOS.format(var="s")}
-RETURN properties(s) AS node, {_STATE_PROPS} AS state
+WITH s, st
+LIMIT 1
+OPTIONAL MATCH (f:File {{key: $file}})-[fs:STATE]->(f)
+WHERE {as_of_predicate("fs")}
+RETURN properties(s) AS node, {_STATE_PROPS} AS state,
+       [e IN coalesce(fs.layout, []) WHERE e STARTS WITH s.qualname + $sep][0] AS span
 LIMIT 1
 """
 
@@ -152,12 +159,19 @@ class CodeReads:
         timeout: float | None = None,
     ) -> SymbolView | None:
         rows = self._gateway.read(
-            SYMBOL_BY_KEY, key=key, repos=repos, timeout=timeout, **as_of.params()
+            SYMBOL_BY_KEY,
+            key=key,
+            file=file_key_of(key),
+            sep=SEP,
+            repos=repos,
+            timeout=timeout,
+            **as_of.params(),
         )
         if not rows:
             return None
         view = SymbolView.of(rows[0]["node"], rows[0]["state"])
-        return self._positions.symbols([view], as_of, timeout=timeout)[0]
+        span = decode_layout([rows[0]["span"]] if rows[0]["span"] else []).span(view.qualname)
+        return replace(view, state=place_symbol(view.state, span))
 
     def find_symbols(
         self,
