@@ -13,6 +13,7 @@ from strata.code.cache import ExtractCache
 from strata.code.changes import CodeChanges
 from strata.code.indexer import CodeIndexer, IndexResult
 from strata.code.reads import CodeReads
+from strata.facts import EdgeFact, NodeRef, StateFact
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
@@ -20,6 +21,8 @@ from strata.graph.store import FactStore
 from strata.ontology import Ontology, load_ontology
 from strata.settings import Settings
 from strata.temporal import AsOf
+from strata.trace.reads import TraceReads
+from strata.writers import KnowledgeWriter, TraceWriter
 from tests.gitrepo import GitRepo
 
 C1 = datetime(2025, 5, 1, tzinfo=UTC)
@@ -265,3 +268,37 @@ class TestVersionThreeGraph:
         assert [v.props["line_start"] for v in code_reads.history(run)][-1] == history.line(
             2, "def run("
         )
+
+
+class TestTraceTargets:
+    """A trace link's target symbol cites the span it had at the read's moment."""
+
+    def test_link_target_lines(
+        self, history: History, indexer: CodeIndexer, gateway: Gateway, ontology: Ontology
+    ) -> None:
+        for step in (0, 1):
+            history.index(indexer, step)
+        store = FactStore(gateway, ontology)
+        identity = {"repo": history.name, "req_id": "REQ-001"}
+        requirement = {
+            "text": "The steps shall add.",
+            "ears": "ubiquitous",
+            "path": "r.md",
+            "line": 1,
+        }
+        KnowledgeWriter(store).write([StateFact("Requirement", identity, requirement, C1)])
+        req = NodeRef("Requirement", ontology.node("Requirement").make_key(identity))
+        target = NodeRef("Symbol", key(ontology, history.name, "big.py", "step3"))
+        link = {
+            "status": "VALIDATED",
+            "confidence": 1.0,
+            "methods": ["m"],
+            "commit": history.shas[0],
+        }
+        TraceWriter(store).write([EdgeFact("IMPLEMENTED_BY", req, target, history.name, link, C1)])
+        reads = TraceReads(gateway)
+        for step, when in enumerate((C1, C2)):
+            (found,) = reads.links_from(req.key, at(when))
+            assert found.other["line_start"] == history.line(step, "def step3(")
+            (back,) = reads.links_into(target.key, at(when))
+            assert back.other["line_end"] == history.line(step, "return step2(x)")
