@@ -38,8 +38,10 @@ class TestGate:
         assert card.status == "published"
         assert f"{HEADING}\n\n{TRUE}" in card.markdown
         assert check_card(card, service.snapshot(indexed.repo)).ok
-        assert card.review is not None and card.review.drafts == 1
-        assert card.review.tokens > 0 and card.review.cost == pytest.approx(card.review.tokens * 0.5 / 1000)
+        assert card.review is not None
+        assert card.review.drafts == 1
+        assert card.review.tokens > 0
+        assert card.review.cost == pytest.approx(card.review.tokens * 0.5 / 1000)
         assert [len(script.asked("Overview")), len(script.asked("Judgement"))] == [1, 1]
         assert result.summary()["published_prose"] == ["beta"]
         assert result.summary()["tokens"] == card.review.tokens
@@ -54,12 +56,16 @@ class TestGate:
         assert card.status == "needs_review"
         assert HEADING not in card.markdown  # never published: the card goes out without it
         assert check_card(card, service.snapshot(indexed.repo)).ok
-        assert card.review is not None and card.review.drafts == 3
+        assert card.review is not None
+        assert card.review.drafts == 3
         assert "gamma" in card.review.draft
         assert any("'gamma'" in r and "no such package" in r for r in card.review.reasons)
         drafts = script.asked("Overview")
-        assert len(drafts) == 3 and script.asked("Judgement") == []
-        assert "refused" not in drafts[0] and "'gamma'" in drafts[1] and "'gamma'" in drafts[2]
+        assert len(drafts) == 3
+        assert script.asked("Judgement") == []
+        assert "refused" not in drafts[0]
+        assert "'gamma'" in drafts[1]
+        assert "'gamma'" in drafts[2]
         assert [c.name for c in service.needs_review(indexed.repo)] == ["beta"]
         assert result.summary()["needs_review"] == ["beta"]
 
@@ -70,8 +76,10 @@ class TestGate:
             script.drafts(INVENTED, TRUE)
             run_beta(service, indexed, server.base_url)
         [card] = service.cards(indexed.repo, package="beta")
-        assert card.status == "published" and card.review is not None
-        assert card.review.drafts == 2 and TRUE in card.markdown
+        assert card.status == "published"
+        assert card.review is not None
+        assert card.review.drafts == 2
+        assert TRUE in card.markdown
 
     def test_the_judge_refuses_unsupported_free_text(
         self, indexed: Indexed, service: CardService
@@ -81,8 +89,10 @@ class TestGate:
             script.judge(True, False)  # 50% < the default 75%
             run_beta(service, indexed, server.base_url)
         [card] = service.cards(indexed.repo, package="beta")
-        assert card.status == "needs_review" and card.review is not None
-        assert "50%" in card.review.reasons[0] and "75%" in card.review.reasons[0]
+        assert card.status == "needs_review"
+        assert card.review is not None
+        assert "50%" in card.review.reasons[0]
+        assert "75%" in card.review.reasons[0]
         assert len(script.asked("Judgement")) == 3
 
     def test_the_threshold_is_configurable(self, indexed: Indexed, service: CardService) -> None:
@@ -105,7 +115,8 @@ class TestFaults:
             server.mode = "invalid"
             run_beta(service, indexed, server.base_url)
         [card] = service.cards(indexed.repo, package="beta")
-        assert card.status == "needs_review" and card.review is not None
+        assert card.status == "needs_review"
+        assert card.review is not None
         assert "not the JSON asked for" in card.review.reasons[0]
         assert HEADING not in card.markdown
 
@@ -125,7 +136,8 @@ class TestFaults:
             reasons = [c.review.reasons[0] for c in cards.values() if c.review is not None]
             # the first card waited for the model once; the rest of the run did not
             assert sorted(r.split(":")[0] for r in reasons) == ["llm_timeout", "skipped"]
-            assert len(script.asked("Overview")) <= 1 and first.summary()["prose_failed"]
+            assert len(script.asked("Overview")) <= 1
+            assert first.summary()["prose_failed"]
             server.mode = "scripted"
             again = CardPipeline(service, prose=writer(server.base_url)).run(
                 indexed.repo, packages={"beta"}
@@ -140,7 +152,8 @@ class TestFaults:
             port = sock.getsockname()[1]  # closed once the block ends: nothing listens
         run_beta(service, indexed, f"http://127.0.0.1:{port}/v1")
         [card] = service.cards(indexed.repo, package="beta")
-        assert card.status == "prose_failed" and card.review is not None
+        assert card.status == "prose_failed"
+        assert card.review is not None
         assert card.review.reasons[0].startswith("llm_unavailable")
         assert HEADING not in card.markdown
 
