@@ -1,4 +1,4 @@
-""""depends on X" in free prose: a name is a claim, an ordinary word is not."""
+"""Free prose saying "depends on X": a name is a claim, an ordinary word is not."""
 
 from __future__ import annotations
 
