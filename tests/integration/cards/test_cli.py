@@ -9,6 +9,7 @@ from strata.code.indexer import CodeIndexer
 from strata.git import Git
 from strata.settings import Settings
 from tests.integration.cards.conftest import ALPHA_CORE, C2, Indexed
+from tests.integration.cards.model import model_settings, scripted_model
 from tests.integration.code.cli import cli
 
 
@@ -44,3 +45,21 @@ def test_check_without_cards_is_a_clear_error(indexed: Indexed, settings: Settin
     done = cli(settings, "cards", "check", "--repo", indexed.repo)
     assert done.returncode != 0
     assert "has no cards" in done.stderr + done.stdout
+
+
+def test_refresh_with_prose_and_the_review_queue(indexed: Indexed) -> None:
+    """`cards refresh --prose` on a real endpoint; `cards review` lists what it refused."""
+    with scripted_model() as (server, script):
+        script.drafts("It depends on `gamma`.")
+        settings = model_settings(server.base_url)
+        done = cli(settings, "cards", "refresh", "--repo", indexed.repo, "--prose")
+        assert done.returncode == 0, done.stderr
+        assert "2 rebuilt, 0 fresh" in done.stdout
+        assert "needs review: alpha, beta" in done.stdout
+        queued = cli(settings, "cards", "review", "--repo", indexed.repo, "--drafts")
+    assert queued.returncode == 1
+    assert "2 card(s)" in queued.stdout
+    assert "'gamma'" in queued.stdout
+    assert "It depends on `gamma`." in queued.stdout
+    again = cli(settings, "cards", "refresh", "--repo", indexed.repo, "--no-prose")
+    assert "0 rebuilt, 2 fresh" in again.stdout

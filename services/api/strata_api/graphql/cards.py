@@ -33,11 +33,17 @@ class CardQuery:
     @strawberry.field(
         description=(
             "The current cards of a repository, each with whether its sources changed "
-            "since it was compiled; stale: true or false keeps only those."
+            "since it was compiled; stale: true or false keeps only those. needsReview: true "
+            "is the review queue (cards whose model prose failed every draft)."
         )
     )
     async def cards(
-        self, info: Info, repository: str, ref: str = "main", stale: bool | None = None
+        self,
+        info: Info,
+        repository: str,
+        ref: str = "main",
+        stale: bool | None = None,
+        needs_review: bool | None = None,
     ) -> list[Card]:
         context = info.context
         if not context.principal.can_read(repository):
@@ -47,5 +53,6 @@ class CardQuery:
         return [
             Card.from_domain(card, staleness)
             for card, staleness in found
-            if stale is None or staleness.stale == stale
+            if (stale is None or staleness.stale == stale)
+            and (needs_review is None or (card.status == "needs_review") == needs_review)
         ]
