@@ -25,11 +25,19 @@ class CardScript:
             "Judgement": [{"verdicts": [{"sentence": i, "supported": True} for i in range(1, 9)]}],
         }
         self.prompts: list[tuple[str, str]] = []
+        self.per_package: dict[str, list[dict[str, Any]]] = {}
 
     def answer(self, name: str, prompt: str) -> dict[str, Any]:
         self.prompts.append((name, prompt))
         queue = self.answers[name]
+        for package, drafts in self.per_package.items():
+            if name == "Overview" and f"\n# {package}\n" in f"\n{prompt}":
+                queue = drafts
         return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    def drafts_for(self, package: str, *texts: str) -> None:
+        """Drafts for the card of one package (by name), the others get :meth:`drafts`'."""
+        self.per_package[package] = [{"overview": t} for t in texts]
 
     def drafts(self, *texts: str) -> None:
         self.answers["Overview"] = [{"overview": t} for t in texts]

@@ -163,3 +163,27 @@ class TestFaults:
             run_beta(service, indexed, server.base_url)
         [card] = service.cards(indexed.repo, package="beta")
         assert card.status == "prose_failed"
+
+
+class TestResume:
+    """A run killed after some cards continues from the last stored card, not from zero."""
+
+    def test_a_killed_run_resumes(self, indexed: Indexed, service: CardService) -> None:
+        class Killed(Exception):
+            pass
+
+        def kill(done: int, total: int, card: object) -> None:
+            raise Killed  # right after the first card was stored
+
+        with scripted_model() as (server, script):
+            script.drafts("It keeps its code in `alpha`.")
+            script.drafts_for("beta", TRUE)
+            with pytest.raises(Killed):
+                CardPipeline(service, prose=writer(server.base_url), progress=kill).run(
+                    indexed.repo
+                )
+            assert [c.name for c in service.cards(indexed.repo)] == ["alpha"]
+            resumed = CardPipeline(service, prose=writer(server.base_url)).run(indexed.repo)
+        assert resumed.summary()["rebuilt"] == ["beta"]
+        assert resumed.fresh == 1
+        assert len(script.asked("Overview")) == 2  # alpha was not drafted again
