@@ -5,9 +5,11 @@ from __future__ import annotations
 import strawberry
 
 from strata.cards import CardService
+from strata.cards.lint import lint_repository
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.cards import Card
+from strata_api.graphql.types.lint import LintReport
 
 
 @strawberry.type
@@ -56,3 +58,18 @@ class CardQuery:
             if (stale is None or staleness.stale == stale)
             and (needs_review is None or (card.status == "needs_review") == needs_review)
         ]
+
+    @strawberry.field(
+        description=(
+            "strata lint as of now: contradictions, stale card claims, links into vanished "
+            "symbols, requirements without links, stale cards and the review queue."
+        )
+    )
+    async def lint(self, info: Info, repository: str, ref: str = "main") -> LintReport | None:
+        context = info.context
+        if not context.principal.can_read(repository):
+            return None
+        report = await context.run(
+            lint_repository, context.gateway, context.ontology, repository, ref
+        )
+        return LintReport.from_domain(report)
