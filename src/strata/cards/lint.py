@@ -153,14 +153,21 @@ def negation_key(text: str) -> tuple[str, bool] | None:
 
 
 def lint_repository(
-    gateway: Gateway, ontology: Ontology, repo: str, ref: str = "main", *, limit: int = 500
+    gateway: Gateway,
+    ontology: Ontology,
+    repo: str,
+    ref: str = "main",
+    *,
+    limit: int = 500,
+    timeout: float | None = None,
 ) -> LintReport:
-    """Lint ``repo``/``ref`` as of now (see the module docstring for the rules)."""
+    """Lint ``repo``/``ref`` as of now (see the module docstring for the rules); ``timeout``
+    bounds each read (the API passes its request budget)."""
     started = time.perf_counter()
     params: dict[str, Any] = {"repo": repo, "ref": ref, **AsOf.at().params()}
     service = CardService(gateway, ontology)
-    cards = service.cards(repo, ref)
-    requirements = gateway.read(REQUIREMENTS, **params)
+    cards = service.cards(repo, ref, timeout=timeout)
+    requirements = gateway.read(REQUIREMENTS, timeout=timeout, **params)
     if not cards and not requirements:
         raise NotFound(
             f"{repo}/{ref} has neither cards nor requirements to lint",
@@ -178,13 +185,13 @@ def lint_repository(
             found.append(
                 LintFinding("unlinked_requirement", row["req_id"], f"no trace link ({where})")
             )
-    links = gateway.read(VANISHED, limit=limit, **params)
+    links = gateway.read(VANISHED, limit=limit, timeout=timeout, **params)
     for row in links:
         gone = f"gone at {row['gone'][:12]}" if row["gone"] else "its symbol has no current state"
         target = f"{row['path']}:{row['qualname']}"
         found.append(LintFinding("vanished_link", row["req_id"], f"{row['type']} {target}: {gone}"))
     if cards:
-        head = load_snapshot(gateway, repo, ref)
+        head = load_snapshot(gateway, repo, ref, timeout=timeout)
         report.commit = head.commit
         for card in cards:
             gate = check_card(list(card.claims), head)
