@@ -7,12 +7,12 @@ from pathlib import Path
 
 from strata.cards.compile import card_filename, compile_cards, index_markdown
 from strata.cards.fingerprint import Staleness, diff_sources, sources_of
-from strata.cards.gate import GateResult, check_card
+from strata.cards.gate import GateResult, check_card, split_frontmatter
 from strata.cards.graph import Snapshot, load_snapshot
-from strata.cards.model import Card
+from strata.cards.model import Card, Claim
 from strata.cards.owners import owners_of, parse_codeowners, read_codeowners
 from strata.cards.store import CardStore
-from strata.errors import NotFound
+from strata.errors import NotFound, ValidationError
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
@@ -109,6 +109,30 @@ class CardService:
                 snap = at_commit[card.commit] = load_snapshot(self._gateway, repo, ref, card.commit)
             checks.append(CardCheck(card, check_card(card, snap), self.staleness(card, head)))
         return checks
+
+    def verify(self, repo: str, ref: str, texts: dict[str, str]) -> dict[str, GateResult]:
+        """Gate card markdown files (a committed bundle, by file name) against the graph at
+        the commit each names, or at the head when that commit is not indexed; a file that
+        is no card (no frontmatter) fails with why."""
+        head = load_snapshot(self._gateway, repo, ref)
+        at_commit: dict[str, Snapshot] = {head.commit: head}
+        results: dict[str, GateResult] = {}
+        for name, text in sorted(texts.items()):
+            try:
+                commit = str(split_frontmatter(text)[0]["commit"])
+            except ValidationError as exc:
+                why = (Claim("mentions", name, "frontmatter"), exc.message)
+                results[name] = GateResult(name, 0, (why,))
+                continue
+            snap = at_commit.get(commit)
+            if snap is None:
+                try:
+                    snap = load_snapshot(self._gateway, repo, ref, commit)
+                except NotFound:
+                    snap = head
+                at_commit[commit] = snap
+            results[name] = check_card(text, snap)
+        return results
 
     @staticmethod
     def staleness(card: Card, now: Snapshot) -> Staleness:

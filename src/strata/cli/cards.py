@@ -178,3 +178,37 @@ def review(
     say(f"{len(queued)} card(s) of {repo}/{ref} need review")
     if queued:
         raise typer.Exit(1)
+
+
+@app.command()
+def verify(
+    directory: Path = typer.Argument(..., help="A card bundle (strata cards export), e.g. in CI."),
+    repo: str = typer.Option(..., "--repo", help="The indexed repository."),
+    ref: str = typer.Option("main", help="The ref."),
+) -> None:
+    """Gate every card file of a bundle against the graph (exit 1 when one fails): the CI job."""
+    from strata.cards import CardService
+    from strata.errors import ValidationError
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
+    texts = {p.name: p.read_text() for p in sorted(directory.glob("*.md")) if p.name != "index.md"}
+    if not texts:
+        raise ValidationError(f"{directory} holds no card (*.md besides index.md)")
+    s = settings()
+    with Gateway.connect(s) as gateway:
+        results = CardService(gateway, load_ontology(s.ontology_dir)).verify(repo, ref, texts)
+    failed = 0
+    for name, result in results.items():
+        if result.ok:
+            say(f"[green]ok[/] {name}: {result.checked} claims")
+            continue
+        failed += 1
+        say(
+            f"[red]FAIL[/] {name}: {len(result.unsupported)} of {result.checked} claims unsupported"
+        )
+        for claim, why in result.unsupported:
+            err_console.print(f"{name}: {claim.kind} {claim.object!r}: {why}", markup=False)
+    say(f"{len(results) - failed} of {len(results)} cards pass the gate")
+    if failed:
+        raise typer.Exit(1)

@@ -63,3 +63,19 @@ def test_refresh_with_prose_and_the_review_queue(indexed: Indexed) -> None:
     assert "It depends on `gamma`." in queued.stdout
     again = cli(settings, "cards", "refresh", "--repo", indexed.repo, "--no-prose")
     assert "0 rebuilt, 2 fresh" in again.stdout
+
+
+def test_verify_a_committed_bundle(indexed: Indexed, settings: Settings, tmp_path: Path) -> None:
+    """The CI job: an exported bundle passes; a hand-edited invented dependency fails it."""
+    assert cli(settings, "cards", "build", "--repo", indexed.repo).returncode == 0
+    out = tmp_path / "cards"
+    assert cli(settings, "cards", "export", str(out), "--repo", indexed.repo).returncode == 0
+    ok = cli(settings, "cards", "verify", str(out), "--repo", indexed.repo)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "2 of 2 cards pass the gate" in ok.stdout
+    beta = out / "beta.md"
+    beta.write_text(beta.read_text().replace("## Used by", "It depends on `gamma`.\n\n## Used by"))
+    bad = cli(settings, "cards", "verify", str(out), "--repo", indexed.repo)
+    assert bad.returncode == 1
+    assert "1 of 2 cards pass the gate" in bad.stdout
+    assert "beta.md: depends_on 'gamma': no such package" in bad.stderr
