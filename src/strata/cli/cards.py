@@ -114,6 +114,7 @@ def refresh(
         None, "--prose/--no-prose", help="Model prose under the gate (default: STRATA_CARDS_PROSE)."
     ),
     git: Path | None = typer.Option(None, help="A local clone to read CODEOWNERS from."),
+    package: list[str] | None = typer.Option(None, help="Only these package paths (repeatable)."),
 ) -> None:
     """Rebuild only the cards that need it (what the worker runs after a push); resumable."""
     from strata.cards import CardService
@@ -136,7 +137,13 @@ def refresh(
             ),
         )
         try:
-            result = pipeline.run(repo, ref, commit, git=_git(s, gateway, repo, git))
+            result = pipeline.run(
+                repo,
+                ref,
+                commit,
+                git=_git(s, gateway, repo, git),
+                packages=set(package or []) or None,
+            )
         finally:
             flush(s)
     summary = result.summary()
