@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 import yaml
 
-from strata.cards.gate import check_card, parse_card, split_frontmatter
+from strata.cards.gate import check_card, parse_card, prose_claims, split_frontmatter
 from strata.cards.graph import Snapshot
 from strata.cards.model import Card, ProseReview, ProseStatus
 from strata.cards.spans import Step, Steps
@@ -59,7 +59,8 @@ JUDGE = (
 class Overview(pydantic.BaseModel):
     """What the model drafts."""
 
-    overview: str = pydantic.Field(description="2 to 5 sentences about the package")
+    # No field description: a small model echoes it back as its answer.
+    overview: str
 
 
 class Verdict(pydantic.BaseModel):
@@ -162,6 +163,9 @@ class ProseWriter:
                 with steps.step("gate", attempt=attempt):
                     gate = check_card(candidate, snap)
                 reasons = tuple(f"{c.kind} {c.object!r}: {why}" for c, why in gate.unsupported)
+                if not reasons and not prose_claims(card.name, overview_of(candidate)):
+                    # nothing in it the graph can check: an echo, filler or a refusal
+                    reasons = ("the overview names nothing from the card (no backticked name)",)
                 if not reasons and self.judge:
                     with steps.step("judge", attempt=attempt) as step:
                         ratio = self._judged(candidate, run, step, spent)

@@ -95,6 +95,18 @@ class TestGate:
         assert "75%" in card.review.reasons[0]
         assert len(script.asked("Judgement")) == 3
 
+    def test_a_draft_that_names_nothing_is_refused(
+        self, indexed: Indexed, service: CardService
+    ) -> None:
+        with scripted_model() as (server, script):
+            script.drafts("2 to 5 sentences about the package")  # what a tiny model echoed
+            run_beta(service, indexed, server.base_url)
+        [card] = service.cards(indexed.repo, package="beta")
+        assert card.status == "needs_review"
+        assert card.review is not None
+        assert "names nothing from the card" in card.review.reasons[0]
+        assert script.asked("Judgement") == []
+
     def test_the_threshold_is_configurable(self, indexed: Indexed, service: CardService) -> None:
         with scripted_model() as (server, script):
             script.drafts(TRUE)
