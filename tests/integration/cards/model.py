@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from strata.cards.prose import ProseWriter
-from strata.knowledge.openai_compat import OpenAICompatibleClient
 from strata.settings import Settings
 from tests.conftest import make_settings
 from tests.integration.knowledge_docs.fake_openai import FakeOpenAI, fake_openai
@@ -72,15 +71,8 @@ def model_settings(base_url: str, **overrides: Any) -> Settings:
 
 
 def writer(base_url: str, **overrides: Any) -> ProseWriter:
-    """The real OpenAI-compatible client on ``base_url``, with the cards' defaults."""
-    settings = model_settings(base_url, **overrides)
-    return ProseWriter(
-        OpenAICompatibleClient(settings),
-        redrafts=settings.cards_redrafts,
-        judge=settings.cards_judge,
-        min_supported=settings.cards_min_supported,
-        cost_per_1k_tokens=settings.llm_cost_per_1k_tokens,
-    )
+    """The real OpenAI-compatible client on ``base_url``, as the worker builds it."""
+    return ProseWriter.from_settings(model_settings(base_url, **overrides))
 
 
 __all__ = ["CardScript", "model_settings", "scripted_model", "writer"]

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import redis
-from celery.contrib.testing.worker import start_worker
 
 from strata.cards import CardService
 from strata.cards.prose import HEADING
@@ -19,11 +18,10 @@ from strata.jobstore import JobStore
 from strata.registry import RepoRegistry
 from strata.security import ServerKeys
 from strata.settings import Settings
-from strata_workers.app import create_celery
 from tests.gitrepo import GitRepo
-from tests.integration.cards.conftest import ALPHA_CORE, BETA_SERVICE, BETA_TEST, C1
+from tests.integration.cards.conftest import C1, two_packages
 from tests.integration.cards.model import CardScript, model_settings, scripted_model
-from tests.integration.cards.test_worker import push, wait_cards
+from tests.integration.cards.test_worker import push, running_worker, wait_cards
 from tests.integration.knowledge_docs.fake_openai import FakeOpenAI
 
 
@@ -38,15 +36,7 @@ def prose_worker(
     model: tuple[FakeOpenAI, CardScript], redis_server: RedisServer, gateway: Gateway
 ) -> Iterator[tuple[Any, Settings]]:
     settings = model_settings(model[0].base_url)
-    app = create_celery(settings)
-    with start_worker(
-        app,
-        queues=list(settings.queues.values()),
-        concurrency=1,
-        pool="solo",
-        perform_ping_check=False,
-        shutdown_timeout=60,
-    ):
+    with running_worker(settings) as app:
         yield app, settings
 
 
@@ -63,14 +53,7 @@ def test_an_invented_dependency_is_refused_by_the_worker(
     script.drafts("`alpha` keeps `Store` and doubles numbers with `helper`.")
     script.drafts_for("beta", "`beta` depends on `alpha` and on `gamma`, its cache.")
     name = f"cardsp-{unique}"
-    repo = GitRepo(tmp_path / "p")
-    repo.write("alpha/pyproject.toml", '[project]\nname = "alpha"\n')
-    repo.write("alpha/alpha/__init__.py", "")
-    repo.write("alpha/alpha/core.py", ALPHA_CORE)
-    repo.write("beta/pyproject.toml", '[project]\nname = "beta"\n')
-    repo.write("beta/beta/__init__.py", "")
-    repo.write("beta/beta/service.py", BETA_SERVICE)
-    repo.write("beta/tests/test_service.py", BETA_TEST)
+    repo = two_packages(GitRepo(tmp_path / "p"))
     sha = repo.commit("first", C1)
     RepoRegistry(gateway, ServerKeys(settings.secret_key.get_secret_value())).register(
         name=name, provider="github", secret="s" * 32, path=str(repo.path)

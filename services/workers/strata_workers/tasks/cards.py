@@ -21,7 +21,8 @@ def cards(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     parsed = parse_job(FollowUpJob, job)
     ref = parsed.ref.removeprefix("refs/heads/")
     with job_run(self, parsed.job_id) as ctx:
-        settings = ctx.settings
+        # the app's settings: the process's shared context may predate this app (tests)
+        settings = self.app.conf.strata_settings
         _, git = registered_repository(ctx, parsed.repo)
 
         def progress(done: int, total: int, card: Any) -> None:
