@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shlex
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
@@ -39,17 +38,13 @@ def hook_script(repository: str, strata: str, url: str | None) -> str:
 
 def hooks_dir(clone: Path) -> Path:
     """Where git reads this clone's hooks (core.hooksPath and worktrees respected)."""
-    done = subprocess.run(
-        ["git", "-C", str(clone), "rev-parse", "--git-path", "hooks"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        from strata.errors import ValidationError
+    from strata.errors import GitError, ValidationError
+    from strata.git.runner import run_git
 
-        raise ValidationError(f"{clone} is not a git clone", hint=done.stderr.strip()[:200])
-    found = Path(done.stdout.strip())
+    try:
+        found = Path(run_git("rev-parse", "--git-path", "hooks", repo=clone).decode().strip())
+    except GitError as exc:
+        raise ValidationError(f"{clone} is not a git clone", hint=exc.message) from None
     return found if found.is_absolute() else clone / found
 
 
