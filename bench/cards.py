@@ -11,7 +11,13 @@ vanished test, an invented file or API symbol, a prose "depends on" and a
 backticked name), and a corruption counts as caught only when the gate names
 the corrupted claim.
 
-    .venv/bin/python bench/cards.py [--packages 12] [--files 8] [--repeat 5]
+With the local model installed (llama-cpp-python and the bundled GGUF), it then
+drafts model prose for ``--model-cards`` cards through the pipeline (draft, gate,
+judge, at most two redrafts) and prints seconds and tokens per card and where
+each card ended (published, needs_review, prose_failed); ``--model-cards 0``
+skips that.
+
+    .venv/bin/python bench/cards.py [--packages 12] [--files 8] [--repeat 5] [--model-cards 2]
 
 Targets (2 cores): >= 20 cards/s built and stored; gate catch rate 100% with
 0 false failures on the true cards.
@@ -33,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from strata.cards import CardService, check_card, load_snapshot
 from strata.cards.model import Card
+from strata.cards.pipeline import CardPipeline
+from strata.cards.prose import ProseWriter
 from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer
 from strata.devstack.neo4j import Neo4jServer
@@ -42,7 +50,7 @@ from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 from strata.ontology import load_ontology
-from strata.settings import load_settings
+from strata.settings import Settings, load_settings
 from tests.gitrepo import GitRepo
 
 
@@ -125,6 +133,7 @@ def main() -> None:
     parser.add_argument("--packages", type=int, default=12)
     parser.add_argument("--files", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--model-cards", type=int, default=2)
     args = parser.parse_args()
     settings = load_settings()
     Neo4jServer.from_settings(settings).start(timeout=180)
@@ -177,6 +186,37 @@ def main() -> None:
                 result = check_card(card.markdown.replace(before, after, 1), snap)
                 caught += (kind, obj) in [(c.kind, c.object) for c, _ in result.unsupported]
         print(f"gate catch rate: {caught}/{tried} corrupted cards = {caught / max(tried, 1):.1%}")
+        if args.model_cards:
+            with_model(
+                service, settings, name, sorted(c.package for c in cards)[: args.model_cards]
+            )
+
+
+def with_model(service: CardService, settings: Settings, repo: str, packages: list[str]) -> None:
+    """Prose by the local model for a few cards: seconds and tokens per card."""
+    try:
+        import llama_cpp  # noqa: F401 - only to know whether the local model can run
+
+        from strata.knowledge.llm import bundled_model_path
+
+        bundled_model_path()
+    except Exception as exc:  # not installed: say so instead of measuring nothing
+        print(f"model: skipped, the local model is not available ({type(exc).__name__}: {exc})")
+        return
+    local = settings.model_copy(update={"llm_provider": "local", "cards_prose": True})
+    pipeline = CardPipeline(service, prose=ProseWriter.from_settings(local))
+    started = time.perf_counter()
+    result = pipeline.run(repo, packages=set(packages))
+    seconds = time.perf_counter() - started
+    summary = result.summary()
+    n = max(len(result.rebuilt), 1)
+    statuses = ", ".join(f"{c.name}: {c.status}" for c in result.rebuilt)
+    drafts = summary["steps"].get("draft", {}).get("count", 0)
+    print(
+        f"model (local, {local.llm_threads} thread(s)): {len(result.rebuilt)} cards in "
+        f"{seconds:.1f}s = {seconds / n:.1f} s/card, {summary['tokens'] / n:.0f} tokens/card, "
+        f"{drafts} drafts; {statuses}"
+    )
 
 
 if __name__ == "__main__":

@@ -76,6 +76,7 @@ class ReindexJob(RepoJob):
 
 KNOWLEDGE_SYNC: Final = "strata.knowledge.sync"
 KNOWLEDGE_CARDS: Final = "strata.knowledge.cards"  # after trace.settle: stale cards rebuilt
+KNOWLEDGE_LINT: Final = "strata.knowledge.lint"  # scheduled (celery beat): strata lint per repo
 MAX_CHANGED_SYMBOLS = 5000
 
 
@@ -85,6 +86,13 @@ class FollowUpJob(RepoJob):
     commit: str = Field(pattern=SHA_PATTERN)
     base: str | None = Field(default=None, pattern=SHA_PATTERN)
     changed_symbols: list[str] = Field(default_factory=list, max_length=MAX_CHANGED_SYMBOLS)
+
+
+class LintJob(Job):
+    """Lint one repository, or (``repo`` None: the scheduled run) every registered one."""
+
+    repo: str | None = Field(default=None, pattern=REPO_NAME_PATTERN)
+    ref: str = Field(default="main", min_length=1, max_length=255)
 
 
 # -- knowledge: unstructured documents through graphiti (opt-in: it costs model calls) --

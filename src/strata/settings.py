@@ -121,6 +121,17 @@ class Settings(BaseSettings):
     # All model calls of one document together.
     knowledge_document_timeout_s: float = Field(default=1800.0, gt=0)
 
+    # Knowledge cards (strata.cards): optional model prose under the exact gate.
+    cards_prose: bool = False  # draft a prose overview per card with the model above
+    # Free-text sentences the model judges supported / all sentences, for the prose to pass.
+    cards_min_supported: float = Field(default=0.75, ge=0.0, le=1.0)
+    cards_judge: bool = True  # False: only the exact structural gate checks the prose
+    cards_redrafts: int = Field(default=2, ge=0, le=5)  # then the card goes to needs_review
+    cards_lint_interval_s: float = Field(default=3600.0, gt=0)  # the scheduled lint (celery beat)
+    llm_cost_per_1k_tokens: float = Field(default=0.0, ge=0.0)  # for the cost on spans and jobs
+    # OTLP/HTTP traces endpoint (e.g. http://collector:4318/v1/traces); unset: spans stay off.
+    otlp_endpoint: str | None = None
+
     # Code layer
     mirrors_dir: Path = PROJECT_ROOT / "var" / "mirrors"
     max_file_bytes: int = Field(default=1_000_000, ge=1)

@@ -34,6 +34,7 @@ from strata.settings import Settings
 from strata.trace.reads import TraceReads
 from strata_api.graphql.errors import client_view
 from strata_mcp.access import Access
+from strata_mcp.card_tools import register_card_tools
 from strata_mcp.context_models import CodeChangesOut
 from strata_mcp.context_tools import register_context_tools
 from strata_mcp.models import (
@@ -305,6 +306,7 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
 
     _trace_tools(mcp, core, who, run)
     register_context_tools(mcp, core, who, run)
+    register_card_tools(mcp, core, who, run)
     return mcp
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import Celery
 
+from strata.jobs import KNOWLEDGE_LINT
 from strata.settings import Settings
 
 TASK_MODULES = (
@@ -13,6 +14,7 @@ TASK_MODULES = (
     "strata_workers.tasks.knowledge_sync",
     "strata_workers.tasks.trace",
     "strata_workers.tasks.cards",
+    "strata_workers.tasks.lint",
 )
 
 
@@ -45,6 +47,15 @@ def create_celery(settings: Settings) -> Celery:
         worker_hijack_root_logger=False,
         worker_send_task_events=True,
         task_send_sent_event=True,
+        # `celery beat` (or a worker started with -B) sends the periodic lint of every
+        # registered repository; a worker alone never schedules anything.
+        beat_schedule={
+            "strata-knowledge-lint": {
+                "task": KNOWLEDGE_LINT,
+                "schedule": settings.cards_lint_interval_s,
+                "options": {"queue": settings.queue_knowledge},
+            }
+        },
     )
     app.conf.strata_settings = settings
     for module in TASK_MODULES:

@@ -36,7 +36,80 @@ _LINE: dict[str, re.Pattern[str]] = {
 _KIND = {"purpose": "doc"}
 _FILLER = re.compile(r"^(\(none\)|\(and \d+ more\)|#{1,6} .*)?$")
 _TICKED = re.compile(r"`([^`\n]+)`")
-_DEPENDS = re.compile(r"\bdepends on `?([\w./@:-]+?)`?(?=[\s,.;)]|$)", re.IGNORECASE)
+# "depends on `x`" (optionally "on the `x` package") or a bare name; a bare ordinary word
+# ("depends on the settings", "on how it is called") starts a noun phrase, not a name.
+_DEPENDS = re.compile(
+    r"\bdepends on (?:(?:the )?`([^`\n]+)`|([\w./@:-]+?)(?=[\s,.;:)!?]|$))", re.IGNORECASE
+)
+_MORE = re.compile(r"(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)(?:the )?`([^`\n]+)`")
+_NOT_NAMES = frozenset(
+    {
+        "a",
+        "all",
+        "an",
+        "another",
+        "any",
+        "anything",
+        "being",
+        "both",
+        "each",
+        "either",
+        "every",
+        "everything",
+        "external",
+        "few",
+        "having",
+        "her",
+        "his",
+        "how",
+        "if",
+        "internal",
+        "it",
+        "its",
+        "itself",
+        "many",
+        "me",
+        "more",
+        "most",
+        "much",
+        "my",
+        "neither",
+        "no",
+        "none",
+        "nothing",
+        "one",
+        "other",
+        "our",
+        "several",
+        "some",
+        "something",
+        "such",
+        "that",
+        "the",
+        "their",
+        "them",
+        "themselves",
+        "these",
+        "this",
+        "those",
+        "two",
+        "us",
+        "various",
+        "what",
+        "whatever",
+        "when",
+        "where",
+        "whether",
+        "which",
+        "whichever",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "you",
+        "your",
+    }
+)
 _CALLS = re.compile(r"\bcalls `([^`]+)`|\bcalls ([\w.]*[_.][\w.]*(?:\(\))?)", re.IGNORECASE)
 
 
@@ -99,12 +172,23 @@ def parse_card(text: str) -> ParsedCard:
 
 
 def prose_claims(subject: str, line: str) -> list[Claim]:
-    """Claims in free text: backticked identifiers, "depends on X" and "calls X"."""
+    """Claims in free text: backticked identifiers, "depends on X" and "calls X".
+
+    "depends on" claims a dependency on a backticked name, or on a bare word that is
+    not an ordinary function word (so "depends on numpy" is a claim, "depends on the
+    caller's settings" is not)."""
     found: list[Claim] = []
     spans: list[tuple[int, int]] = []
     for match in _DEPENDS.finditer(line):
-        found.append(Claim("depends_on", subject, match.group(1)))
-        spans.append(match.span())
+        ticked, bare = match.group(1), match.group(2)
+        if ticked is None and bare.lower() in _NOT_NAMES:
+            continue  # prose, not a dependency: a backticked name later is still a mention
+        found.append(Claim("depends_on", subject, ticked or bare))
+        end = match.end()
+        while ticked is not None and (more := _MORE.match(line, end)) is not None:
+            found.append(Claim("depends_on", subject, more.group(1)))  # "on `a`, `b` and `c`"
+            end = more.end()
+        spans.append((match.start(), end))
     for match in _CALLS.finditer(line):
         found.append(Claim("calls", subject, match.group(1) or match.group(2)))
         spans.append(match.span())

@@ -54,6 +54,23 @@ class Claim:
         return cls(data["kind"], data["subject"], data["object"], data.get("detail", ""))
 
 
+ProseStatus = Literal["published", "needs_review", "prose_failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProseReview:
+    """How a card's model prose fared: published (it passed the gate), needs_review (every
+    draft failed: the card is published without it) or prose_failed (the model could not
+    answer: retried by the next run)."""
+
+    status: ProseStatus
+    reasons: tuple[str, ...] = ()  # why the last draft failed, or the model's fault
+    draft: str = ""  # the failing draft's markdown, for a reviewer
+    drafts: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class Card:
     """One package's card: its markdown, its claims and what it was compiled from."""
@@ -69,6 +86,12 @@ class Card:
     claims: tuple[Claim, ...]
     sources: dict[str, str] = field(default_factory=dict)  # "file:path" -> content hash
     fingerprint: str = ""
+    review: ProseReview | None = None  # set when a model was asked for prose
+
+    @property
+    def status(self) -> str | None:
+        """published, needs_review or prose_failed (None: no prose was asked for)."""
+        return self.review.status if self.review is not None else None
 
     def source_lines(self) -> list[str]:
         return [f"{k}={v}" for k, v in sorted(self.sources.items())]

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from strata.cards.compile import card_filename, compile_card, compile_cards, index_markdown
+from strata.cards.compile import card_filename, compile_cards, index_markdown
 from strata.cards.fingerprint import Staleness, diff_sources, sources_of
-from strata.cards.gate import GateResult, check_card
+from strata.cards.gate import GateResult, check_card, split_frontmatter
 from strata.cards.graph import Snapshot, load_snapshot
-from strata.cards.model import Card
+from strata.cards.model import Card, Claim
 from strata.cards.owners import owners_of, parse_codeowners, read_codeowners
 from strata.cards.store import CardStore
-from strata.errors import NotFound
+from strata.errors import NotFound, ValidationError
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
@@ -72,18 +72,11 @@ class CardService:
         self, repo: str, ref: str = "main", commit: str | None = None, *, git: Git | None = None
     ) -> tuple[list[Card], int]:
         """Rebuild only the cards whose sources changed (or that do not exist yet) as of
-        ``commit``; returns the rebuilt cards and how many were still fresh."""
-        snap = self.snapshot(repo, ref, commit, git=git)
-        stored = {c.package: c for c in self.cards(repo, ref)}
-        wanted = [
-            p
-            for p in sorted(snap.packages)
-            if p not in stored or self.staleness(stored[p], snap).stale
-        ]
-        cards = [compile_card(snap, p) for p in wanted]
-        if cards:
-            self.store.write(cards)
-        return cards, len(snap.packages) - len(cards)
+        ``commit``, without a model; returns the rebuilt cards and how many were still fresh."""
+        from strata.cards.pipeline import CardPipeline  # the pipeline builds on this service
+
+        result = CardPipeline(self).run(repo, ref, commit, git=git)
+        return result.rebuilt, result.fresh
 
     def cards(
         self,
@@ -96,6 +89,11 @@ class CardService:
     ) -> list[Card]:
         """The stored cards as of a moment (default: now); ``package``: by path or name."""
         return self.store.read(repo, as_of or AsOf.at(), ref=ref, package=package, timeout=timeout)
+
+    def needs_review(self, repo: str, ref: str = "main") -> list[Card]:
+        """The review queue: current cards whose model prose failed every draft (each is
+        published without the prose, which waits here with the reasons)."""
+        return [c for c in self.cards(repo, ref) if c.status == "needs_review"]
 
     def check(self, repo: str, ref: str = "main") -> list[CardCheck]:
         """Gate every stored card at its own commit and diff its sources against the head."""
@@ -111,6 +109,30 @@ class CardService:
                 snap = at_commit[card.commit] = load_snapshot(self._gateway, repo, ref, card.commit)
             checks.append(CardCheck(card, check_card(card, snap), self.staleness(card, head)))
         return checks
+
+    def verify(self, repo: str, ref: str, texts: dict[str, str]) -> dict[str, GateResult]:
+        """Gate card markdown files (a committed bundle, by file name) against the graph at
+        the commit each names, or at the head when that commit is not indexed; a file that
+        is no card (no frontmatter) fails with why."""
+        head = load_snapshot(self._gateway, repo, ref)
+        at_commit: dict[str, Snapshot] = {head.commit: head}
+        results: dict[str, GateResult] = {}
+        for name, text in sorted(texts.items()):
+            try:
+                commit = str(split_frontmatter(text)[0]["commit"])
+            except ValidationError as exc:
+                why = (Claim("mentions", name, "frontmatter"), exc.message)
+                results[name] = GateResult(name, 0, (why,))
+                continue
+            snap = at_commit.get(commit)
+            if snap is None:
+                try:
+                    snap = load_snapshot(self._gateway, repo, ref, commit)
+                except NotFound:
+                    snap = head
+                at_commit[commit] = snap
+            results[name] = check_card(text, snap)
+        return results
 
     @staticmethod
     def staleness(card: Card, now: Snapshot) -> Staleness:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from strata.cards.model import Card, Claim
+from strata.cards.model import Card, Claim, ProseReview
 from strata.facts import Source
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore, WriteResult
@@ -46,6 +46,7 @@ class CardStore:
                     "generated_at": c.generated_at,
                     "claims": [claim.to_json() for claim in c.claims],
                     "sources": c.source_lines(),
+                    **_review_properties(c.review),
                 },
                 valid_at=c.valid_at,
                 source=Source(commit=c.commit, path=c.package),
@@ -97,4 +98,31 @@ def card_of(node: dict[str, Any], state: dict[str, Any]) -> Card:
         claims=tuple(Claim.from_json(c) for c in state.get("claims") or []),
         sources=sources,
         fingerprint=state["fingerprint"],
+        review=_review_of(state),
+    )
+
+
+def _review_properties(review: ProseReview | None) -> dict[str, Any]:
+    if review is None:
+        return {}
+    return {
+        "status": review.status,
+        "review": list(review.reasons),
+        "draft": review.draft,
+        "drafts": review.drafts,
+        "tokens": review.tokens,
+        "cost": review.cost,
+    }
+
+
+def _review_of(state: dict[str, Any]) -> ProseReview | None:
+    if not state.get("status"):
+        return None
+    return ProseReview(
+        status=state["status"],
+        reasons=tuple(state.get("review") or ()),
+        draft=state.get("draft") or "",
+        drafts=int(state.get("drafts") or 0),
+        tokens=int(state.get("tokens") or 0),
+        cost=float(state.get("cost") or 0.0),
     )

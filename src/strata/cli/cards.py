@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
-from strata.cards import CardService, export_cards
 from strata.cli.console import console, err_console, say, settings
-from strata.git import Git
-from strata.graph.gateway import Gateway
-from strata.ontology import load_ontology
-from strata.registry import RepoRegistry
-from strata.security import ServerKeys
-from strata.settings import Settings
+
+if TYPE_CHECKING:
+    from strata.git import Git
+    from strata.graph.gateway import Gateway
+    from strata.settings import Settings
 
 app = typer.Typer(help="Knowledge cards: one checked card per package.", no_args_is_help=True)
 
 
 def _git(s: Settings, gateway: Gateway, repo: str, path: Path | None) -> Git | None:
     """A local clone to read CODEOWNERS from: --git, else the registration's path or mirror."""
+    from strata.git import Git
+    from strata.registry import RepoRegistry
+    from strata.security import ServerKeys
+
     if path is not None:
         git = Git(path)
         git.check()
@@ -40,6 +43,10 @@ def build(
     git: Path | None = typer.Option(None, help="A local clone to read CODEOWNERS from."),
 ) -> None:
     """Compile and store one card per package as of a commit."""
+    from strata.cards import CardService
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         service = CardService(gateway, load_ontology(s.ontology_dir))
@@ -56,6 +63,10 @@ def export(
     ref: str = typer.Option("main", help="The ref."),
 ) -> None:
     """Write the stored cards as markdown files plus an index.md."""
+    from strata.cards import CardService, export_cards
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         cards = CardService(gateway, load_ontology(s.ontology_dir)).cards(repo, ref)
@@ -69,6 +80,10 @@ def check(
     ref: str = typer.Option("main", help="The ref."),
 ) -> None:
     """Gate every card against the graph at its commit and report staleness (exit 1 if any)."""
+    from strata.cards import CardService
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         checks = CardService(gateway, load_ontology(s.ontology_dir)).check(repo, ref)
@@ -87,4 +102,120 @@ def check(
         for claim, why in c.gate.unsupported:
             err_console.print(f"{c.card.name}: {claim.kind} {claim.object!r}: {why}")
     if not all(c.ok for c in checks):
+        raise typer.Exit(1)
+
+
+@app.command()
+def refresh(
+    repo: str = typer.Option(..., "--repo", help="The indexed repository."),
+    ref: str = typer.Option("main", help="The ref."),
+    commit: str | None = typer.Option(None, help="An indexed commit (default: the ref's head)."),
+    prose: bool | None = typer.Option(
+        None, "--prose/--no-prose", help="Model prose under the gate (default: STRATA_CARDS_PROSE)."
+    ),
+    git: Path | None = typer.Option(None, help="A local clone to read CODEOWNERS from."),
+    package: list[str] | None = typer.Option(None, help="Only these package paths (repeatable)."),
+) -> None:
+    """Rebuild only the cards that need it (what the worker runs after a push); resumable."""
+    from strata.cards import CardService
+    from strata.cards.pipeline import CardPipeline
+    from strata.cards.prose import ProseWriter
+    from strata.cards.spans import Steps, flush, tracer_for
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
+    s = settings()
+    with Gateway.connect(s) as gateway:
+        pipeline = CardPipeline(
+            CardService(gateway, load_ontology(s.ontology_dir)),
+            prose=ProseWriter.from_settings(s)
+            if (s.cards_prose if prose is None else prose)
+            else None,
+            steps=Steps(tracer_for(s)),
+            progress=lambda done, total, card: say(
+                f"{done}/{total} {card.name}: {card.status or 'compiled'}"
+            ),
+        )
+        try:
+            result = pipeline.run(
+                repo,
+                ref,
+                commit,
+                git=_git(s, gateway, repo, git),
+                packages=set(package or []) or None,
+            )
+        finally:
+            flush(s)
+    summary = result.summary()
+    say(
+        f"{len(result.rebuilt)} rebuilt, {result.fresh} fresh at {result.commit[:12]} in "
+        f"{summary['seconds']} s, {summary['tokens']} tokens, cost {summary['cost']}"
+    )
+    if summary["needs_review"]:
+        say(f"[yellow]needs review:[/] {', '.join(summary['needs_review'])}")
+
+
+@app.command()
+def review(
+    repo: str = typer.Option(..., "--repo", help="The repository."),
+    ref: str = typer.Option("main", help="The ref."),
+    drafts: bool = typer.Option(False, "--drafts", help="Print each failing draft too."),
+) -> None:
+    """The review queue: cards whose model prose failed every draft (exit 1 when not empty)."""
+    from strata.cards import CardService
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
+    s = settings()
+    with Gateway.connect(s) as gateway:
+        queued = CardService(gateway, load_ontology(s.ontology_dir)).needs_review(repo, ref)
+    table = Table("package", "commit", "drafts", "why")
+    for card in queued:
+        reasons = card.review.reasons if card.review is not None else ()
+        table.add_row(
+            card.name,
+            card.commit[:12],
+            str(card.review.drafts if card.review else 0),
+            "; ".join(reasons),
+        )
+    console.print(table)
+    if drafts:
+        for card in queued:
+            console.print(card.review.draft if card.review else "", markup=False, highlight=False)
+    say(f"{len(queued)} card(s) of {repo}/{ref} need review")
+    if queued:
+        raise typer.Exit(1)
+
+
+@app.command()
+def verify(
+    directory: Path = typer.Argument(..., help="A card bundle (strata cards export), e.g. in CI."),
+    repo: str = typer.Option(..., "--repo", help="The indexed repository."),
+    ref: str = typer.Option("main", help="The ref."),
+) -> None:
+    """Gate every card file of a bundle against the graph (exit 1 when one fails): the CI job."""
+    from strata.cards import CardService
+    from strata.errors import ValidationError
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
+    texts = {p.name: p.read_text() for p in sorted(directory.glob("*.md")) if p.name != "index.md"}
+    if not texts:
+        raise ValidationError(f"{directory} holds no card (*.md besides index.md)")
+    s = settings()
+    with Gateway.connect(s) as gateway:
+        results = CardService(gateway, load_ontology(s.ontology_dir)).verify(repo, ref, texts)
+    failed = 0
+    for name, result in results.items():
+        if result.ok:
+            say(f"[green]ok[/] {name}: {result.checked} claims")
+            continue
+        failed += 1
+        say(
+            f"[red]FAIL[/] {name}: {len(result.unsupported)} of {result.checked} claims unsupported"
+        )
+        for claim, why in result.unsupported:
+            err_console.print(f"{name}: {claim.kind} {claim.object!r}: {why}", markup=False)
+    say(f"{len(results) - failed} of {len(results)} cards pass the gate")
+    if failed:
         raise typer.Exit(1)

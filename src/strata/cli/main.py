@@ -7,7 +7,21 @@ import sys
 import typer
 from rich.table import Table
 
-from strata.cli import admin, api, backup, cards, code, dev, knowledge, mcp, ontology, search, trace
+from strata.cli import (
+    admin,
+    api,
+    backup,
+    cards,
+    code,
+    dev,
+    hook,
+    knowledge,
+    lint,
+    mcp,
+    ontology,
+    search,
+    trace,
+)
 from strata.cli.console import console, err_console, say, settings
 from strata.cli.context import context
 from strata.cli.integrity import check_integrity
@@ -34,6 +48,8 @@ app.add_typer(admin.key_app, name="key")
 app.add_typer(knowledge.app, name="knowledge")
 app.add_typer(backup.app, name="backup")
 app.add_typer(cards.app, name="cards")
+app.command("lint")(lint.lint)
+app.add_typer(hook.app, name="hook")
 app.command("mcp")(mcp.mcp)
 app.command("search")(search.search)
 app.command("context")(context)

@@ -70,6 +70,18 @@ def test_serve():
 """
 
 
+def two_packages(repo: GitRepo) -> GitRepo:
+    """alpha (core arithmetic) and beta (a service importing and calling alpha, a test)."""
+    repo.write("alpha/pyproject.toml", '[project]\nname = "alpha"\n')
+    repo.write("alpha/alpha/__init__.py", "")
+    repo.write("alpha/alpha/core.py", ALPHA_CORE)
+    repo.write("beta/pyproject.toml", '[project]\nname = "beta"\n')
+    repo.write("beta/beta/__init__.py", "")
+    repo.write("beta/beta/service.py", BETA_SERVICE)
+    repo.write("beta/tests/test_service.py", BETA_TEST)
+    return repo
+
+
 @dataclass
 class Indexed:
     repo: str
@@ -145,14 +157,7 @@ def link_requirement(gateway: Gateway, ontology: Ontology, repo: str, sha: str) 
 def indexed(
     tmp_path: Path, indexer: CodeIndexer, gateway: Gateway, ontology: Ontology, unique: str
 ) -> Indexed:
-    repo = GitRepo(tmp_path / "two")
-    repo.write("alpha/pyproject.toml", '[project]\nname = "alpha"\n')
-    repo.write("alpha/alpha/__init__.py", "")
-    repo.write("alpha/alpha/core.py", ALPHA_CORE)
-    repo.write("beta/pyproject.toml", '[project]\nname = "beta"\n')
-    repo.write("beta/beta/__init__.py", "")
-    repo.write("beta/beta/service.py", BETA_SERVICE)
-    repo.write("beta/tests/test_service.py", BETA_TEST)
+    repo = two_packages(GitRepo(tmp_path / "two"))
     repo.write(".github/CODEOWNERS", "* @everyone\n/alpha/ @math-team\n")
     sha = repo.commit("first", C1)
     name = f"cards-{unique}"

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from strata.cards import CardService
+from strata.cards.pipeline import CardPipeline
 from strata.code.indexer import CodeIndexer
 from strata.git import Git
 from tests.integration.api.conftest import Api, api, make_api
 from tests.integration.cards.conftest import ALPHA_CORE, C1, C2, Indexed
+from tests.integration.cards.model import scripted_model, writer
 
 __all__ = ["api", "make_api"]  # the API fixtures, shared with tests/integration/api
 
@@ -61,3 +63,31 @@ def test_card_and_cards(
     denied = api.gql(CARD, outsider, {"repo": indexed.repo, "package": "alpha"}).json()
     assert denied["data"]["card"] is None
     assert api.gql(CARDS, outsider, {"repo": indexed.repo}).json()["data"]["cards"] == []
+
+
+REVIEW = """
+query($repo: String!, $needsReview: Boolean) {
+  cards(repository: $repo, needsReview: $needsReview) {
+    name status reviewReasons draft drafts tokens markdown
+  }
+}
+"""
+
+
+def test_review_queue(indexed: Indexed, service: CardService, api: Api) -> None:
+    """A card whose prose invented a dependency is in cards(needsReview: true), not published."""
+    service.build(indexed.repo)
+    with scripted_model() as (server, script):
+        script.drafts("`beta` depends on `gamma`.")
+        CardPipeline(service, prose=writer(server.base_url)).run(indexed.repo, packages={"beta"})
+    token = api.key("read", indexed.repo)
+    body = api.gql(REVIEW, token, {"repo": indexed.repo, "needsReview": True}).json()
+    assert "errors" not in body, body
+    [queued] = body["data"]["cards"]
+    assert (queued["name"], queued["status"], queued["drafts"]) == ("beta", "needs_review", 3)
+    assert any("'gamma'" in reason for reason in queued["reviewReasons"])
+    assert "`gamma`" in queued["draft"]
+    assert "gamma" not in queued["markdown"]
+    assert queued["tokens"] > 0
+    rest = api.gql(REVIEW, token, {"repo": indexed.repo, "needsReview": False}).json()
+    assert [(c["name"], c["status"]) for c in rest["data"]["cards"]] == [("alpha", None)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,12 @@ from strata.security import ServerKeys
 from strata.settings import Settings
 from strata_workers.app import create_celery
 from tests.gitrepo import GitRepo
-from tests.integration.cards.conftest import ALPHA_CORE, BETA_SERVICE, BETA_TEST, C1, C2
+from tests.integration.cards.conftest import ALPHA_CORE, C1, C2, two_packages
 
 
-@pytest.fixture(scope="module")
-def worker_app(settings: Settings, redis_server: RedisServer, gateway: Gateway) -> Iterator[Any]:
+@contextmanager
+def running_worker(settings: Settings) -> Iterator[Any]:
+    """A real Celery worker (solo pool) on every queue, for these settings."""
     app = create_celery(settings)
     with start_worker(
         app,
@@ -35,6 +37,12 @@ def worker_app(settings: Settings, redis_server: RedisServer, gateway: Gateway) 
         perform_ping_check=False,
         shutdown_timeout=60,
     ):
+        yield app
+
+
+@pytest.fixture(scope="module")
+def worker_app(settings: Settings, redis_server: RedisServer, gateway: Gateway) -> Iterator[Any]:
+    with running_worker(settings) as app:
         yield app
 
 
@@ -73,14 +81,7 @@ def test_push_rebuilds_only_stale_cards(
     unique: str,
 ) -> None:
     name = f"cardsq-{unique}"
-    repo = GitRepo(tmp_path / "q")
-    repo.write("alpha/pyproject.toml", '[project]\nname = "alpha"\n')
-    repo.write("alpha/alpha/__init__.py", "")
-    repo.write("alpha/alpha/core.py", ALPHA_CORE)
-    repo.write("beta/pyproject.toml", '[project]\nname = "beta"\n')
-    repo.write("beta/beta/__init__.py", "")
-    repo.write("beta/beta/service.py", BETA_SERVICE)
-    repo.write("beta/tests/test_service.py", BETA_TEST)
+    repo = two_packages(GitRepo(tmp_path / "q"))
     c1 = repo.commit("first", C1)
     jobs = JobStore(redis.Redis.from_url(settings.redis_url))
     RepoRegistry(gateway, ServerKeys(settings.secret_key.get_secret_value())).register(

@@ -5,9 +5,11 @@ from __future__ import annotations
 import strawberry
 
 from strata.cards import CardService
+from strata.cards.lint import lint_repository
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.cards import Card
+from strata_api.graphql.types.lint import LintReport
 
 
 @strawberry.type
@@ -33,11 +35,17 @@ class CardQuery:
     @strawberry.field(
         description=(
             "The current cards of a repository, each with whether its sources changed "
-            "since it was compiled; stale: true or false keeps only those."
+            "since it was compiled; stale: true or false keeps only those. needsReview: true "
+            "is the review queue (cards whose model prose failed every draft)."
         )
     )
     async def cards(
-        self, info: Info, repository: str, ref: str = "main", stale: bool | None = None
+        self,
+        info: Info,
+        repository: str,
+        ref: str = "main",
+        stale: bool | None = None,
+        needs_review: bool | None = None,
     ) -> list[Card]:
         context = info.context
         if not context.principal.can_read(repository):
@@ -47,5 +55,21 @@ class CardQuery:
         return [
             Card.from_domain(card, staleness)
             for card, staleness in found
-            if stale is None or staleness.stale == stale
+            if (stale is None or staleness.stale == stale)
+            and (needs_review is None or (card.status == "needs_review") == needs_review)
         ]
+
+    @strawberry.field(
+        description=(
+            "strata lint as of now: contradictions, stale card claims, links into vanished "
+            "symbols, requirements without links, stale cards and the review queue."
+        )
+    )
+    async def lint(self, info: Info, repository: str, ref: str = "main") -> LintReport | None:
+        context = info.context
+        if not context.principal.can_read(repository):
+            return None
+        report = await context.run(
+            lint_repository, context.gateway, context.ontology, repository, ref
+        )
+        return LintReport.from_domain(report)

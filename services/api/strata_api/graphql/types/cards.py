@@ -39,10 +39,25 @@ class Card:
     changed_sources: list[str] = strawberry.field(
         description="Sources changed, added or removed since it was compiled."
     )
+    status: str | None = strawberry.field(
+        description="Its model prose: published (passed the gate), needs_review (every draft "
+        "failed: published without it) or prose_failed (the model did not answer); null: "
+        "no prose was asked for."
+    )
+    review_reasons: list[str] = strawberry.field(
+        description="Why the last draft failed the gate, or the model's fault."
+    )
+    draft: str | None = strawberry.field(
+        description="The failing draft's markdown, for a reviewer (never the published card)."
+    )
+    drafts: int = strawberry.field(description="Model drafts it took (1 + redrafts).")
+    tokens: int = strawberry.field(description="Model tokens spent on it.")
+    cost: float = strawberry.field(description="What those tokens cost.")
 
     @classmethod
     def from_domain(cls, card: CardView, staleness: Staleness | None = None) -> Card:
         changed = [*staleness.changed, *staleness.added, *staleness.removed] if staleness else []
+        review = card.review
         return cls(
             repository=card.repo,
             ref=card.ref,
@@ -59,4 +74,10 @@ class Card:
             ],
             stale=staleness.stale if staleness is not None else None,
             changed_sources=changed,
+            status=card.status,
+            review_reasons=list(review.reasons) if review else [],
+            draft=(review.draft or None) if review else None,
+            drafts=review.drafts if review else 0,
+            tokens=review.tokens if review else 0,
+            cost=review.cost if review else 0.0,
         )
