@@ -77,6 +77,27 @@ class CallSite:
     line: int
 
 
+RETURNS = "()"  # DeclaredType.name of a function's result
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredType:
+    """The type a name is declared or constructed with, as written: what a call on it
+    reaches (``svc: Service``, ``x = new Repo()``, ``x := NewStore()``, a field).
+
+    ``scope`` is the function the name is a local or parameter of, or the class-like
+    symbol it is a field of (``None``: file level); ``name`` is :data:`RETURNS` for a
+    function's declared result. ``type`` is a type name as written without pointers,
+    references and type arguments (``Repo``, ``models.Repo``, ``crate::a::Repo``,
+    ``Self``), or, with ``from_call``, the callee whose result the name holds.
+    """
+
+    scope: str | None
+    name: str
+    type: str
+    from_call: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class Import:
     """One imported module or name.
@@ -109,6 +130,10 @@ class FileExtract:
     frameworks: tuple[str, ...] = ()
     entrypoints: tuple[str, ...] = field(default=())  # file-level: "__main__", "func main"
     flow: FileFlow | None = None  # value flow for strata.code.flow; None: not extracted
+    types: tuple[DeclaredType, ...] = ()  # declared receiver types (languages without flow)
+    # exported name -> local name, where the export renames (``module.exports = Foo``
+    # is ("default", "Foo"); ``exports.run = start`` is ("run", "start"))
+    exports: tuple[tuple[str, str], ...] = ()
 
     def __setstate__(self, state: list[object]) -> None:
         # Pickles from before a field was added hold fewer values: the rest keep defaults.

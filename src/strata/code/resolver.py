@@ -27,6 +27,7 @@ from strata.code.modules import (
     SymbolTarget,
     binding_paths,
 )
+from strata.code.receivers import ReceiverTypes
 
 CONFIDENCE = {
     "local": 1.0,
@@ -115,6 +116,7 @@ class Resolver:
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._has_local_imports: dict[str, bool] = {}
         self.flow: FlowIndex = build_flow(self)  # solved on its first question
+        self.receivers = ReceiverTypes(self)  # declared receiver types (no flow needed)
 
     def scope(self, path: str) -> FileScope:
         found = self._scopes.get(path)
@@ -141,10 +143,14 @@ class Resolver:
             lines_of[key].append(line)
             best.setdefault(key, resolution)
         for call in extract.calls:
-            hit, external = self._resolve_call(path, extract, call)
-            # The flow pass: what values reach the callee, beyond a name-only guess.
-            found = (hit.target, hit.resolution) if hit is not None else None
-            hits = [] if external else self.flow.refine(path, call, found)
+            typed = self.receivers.callees(path, call)  # a receiver of a declared type
+            if typed is not None:
+                hits, external = typed, False
+            else:
+                hit, external = self._resolve_call(path, extract, call)
+                # The flow pass: what values reach the callee, beyond a name-only guess.
+                found = (hit.target, hit.resolution) if hit is not None else None
+                hits = [] if external else self.flow.refine(path, call, found)
             for target, resolution in hits:
                 key = (call.caller, target.path, target.qualname)
                 lines_of[key].append(call.line)
@@ -330,7 +336,9 @@ class Resolver:
             symbol = self.index.top_level.get(candidate, {}).get(name)
             if symbol is not None:
                 return _Hit(SymbolTarget(candidate, symbol.qualname), "import")
-        return None
+        system = self.index.system_of(module.paths[0]) if module.paths else None
+        passed = system.reexported(self.index, module, name) if system is not None else None
+        return _Hit(passed, "import") if passed is not None else None
 
     def _name_only(self, name: str, *, methods_only: bool = False) -> _Hit | None:
         if never_guessed(name, bare=not methods_only):

@@ -8,8 +8,8 @@ enclosing symbol, qualname and parent, and every call its innermost caller;
 from __future__ import annotations
 
 from strata.code.languages._text import body_hash, shape_hash
-from strata.code.languages._unit import CLASS_LIKE, Decl, Unit
-from strata.code.model import CallSite, FileExtract, SymbolDef
+from strata.code.languages._unit import CLASS_LIKE, Decl, RawType, Unit
+from strata.code.model import CallSite, DeclaredType, FileExtract, SymbolDef
 
 
 def link(unit: Unit) -> None:
@@ -46,6 +46,41 @@ def link(unit: Unit) -> None:
         decl.parent = parent
         stack.append(decl)
     _link_calls(unit, decls)
+
+
+def _declared_types(unit: Unit) -> tuple[DeclaredType, ...]:
+    """Each raw type with the qualname of its scope (one sweep, as for calls)."""
+    out: list[DeclaredType] = []
+    seen: set[tuple[str | None, str]] = set()
+    stack: list[Decl] = []
+    index = 0
+    decls = sorted(unit.decls, key=lambda d: (d.start, -d.end))
+    for raw in sorted(unit.types, key=lambda t: t.start):
+        while index < len(decls) and decls[index].start <= raw.start:
+            _pop_to(stack, decls[index])
+            stack.append(decls[index])
+            index += 1
+        while stack and stack[-1].end <= raw.start:
+            stack.pop()
+        found, scope = _scope_of(stack, raw)
+        if not found:
+            continue
+        key = (scope, raw.name)
+        if key not in seen:  # the first declaration of a name wins
+            seen.add(key)
+            out.append(DeclaredType(scope, raw.name, raw.type, raw.from_call))
+    return tuple(out)
+
+
+def _scope_of(stack: list[Decl], raw: RawType) -> tuple[bool, str | None]:
+    """(found, the qualname ``raw`` belongs to); a field outside any class-like symbol
+    belongs nowhere."""
+    for decl in reversed(stack):
+        if raw.member and decl.kind not in CLASS_LIKE:
+            continue
+        if decl.emit or raw.member:
+            return True, decl.qualname
+    return not raw.member, None
 
 
 def _pop_to(stack: list[Decl], decl: Decl) -> None:
@@ -135,4 +170,6 @@ def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract
         is_test_file=unit.is_test_file,
         frameworks=tuple(sorted(unit.frameworks)),
         entrypoints=tuple(unit.entrypoints),
+        types=_declared_types(unit),
+        exports=tuple(dict.fromkeys(unit.exports)),
     )

@@ -140,3 +140,28 @@ def doc_comments_above(
         prev = before
     found.reverse()
     return found
+
+
+_TYPE_PATH = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*$")
+_TYPE_PREFIXES = ("&mut ", "&", "*", "mut ", "dyn ", "impl ", "readonly ", "ref ", "const ")
+_NO_TYPES = frozenset({"null", "undefined", "void", "nil", "None"})
+
+
+def plain_type(text: str) -> str | None:
+    """A declared type as the name of one type: pointers, references, ``dyn``,
+    nullability and type arguments dropped (``&mut Vec<T>`` -> ``Vec``, ``Repo |
+    null`` -> ``Repo``, ``*store.DB`` -> ``store.DB``); None for anything else (an
+    array, a function type, a union of two types)."""
+    options = [p.strip() for p in text.split("|")]
+    options = [p for p in options if p and p not in _NO_TYPES]
+    if len(options) != 1:
+        return None
+    written = options[0]
+    changed = True
+    while changed:
+        changed = False
+        for prefix in _TYPE_PREFIXES:
+            if written.startswith(prefix):
+                written, changed = written[len(prefix) :].lstrip(), True
+    written = written.rstrip("?!").split("<", 1)[0].strip()
+    return written if _TYPE_PATH.match(written) else None

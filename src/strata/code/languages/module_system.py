@@ -115,6 +115,8 @@ class ModuleSystem:
     bare_calls_reach_own_class: ClassVar[bool] = False
     # Methods name their receiver variable: `v.m()` may be a method of the method's own type.
     receiver_variable_is_self: ClassVar[bool] = False
+    # A type implements an interface by having its methods (a call through it may run them).
+    structural_interfaces: ClassVar[bool] = False
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
         """The names a file answers to; the first is the one shown to people."""
@@ -134,6 +136,13 @@ class ModuleSystem:
         self, index: ModuleIndex, module: ModuleTarget, rest: list[str]
     ) -> ModuleTarget | None:
         """``module.rest...`` as a module of the repository, where dotted access reaches one."""
+        return None
+
+    def reexported(
+        self, index: ModuleIndex, module: ModuleTarget, name: str
+    ) -> SymbolTarget | None:
+        """``name`` of a module that is not one of its top-level symbols: what it passes
+        on from other modules (a barrel file), where the language re-exports."""
         return None
 
     def absolute(self, index: ModuleIndex, name: str) -> SymbolTarget | None:
