@@ -150,14 +150,17 @@ class ReceiverTypes:
 
     def _call_result(self, path: str, caller: str | None, callee: str, depth: int) -> TypeRef:
         """The declared type of what calling ``callee`` (as written) returns."""
-        normalized = callee.replace("::", ".").replace("?.", ".")
-        receiver, _, name = normalized.rpartition(".")
+        parts = split_receiver(callee)
+        if not parts:
+            return None
+        name = parts[-1].split("(", 1)[0].split("<", 1)[0].strip()
+        receiver = ".".join(parts[:-1])
         if receiver:
-            parts = split_receiver(receiver)
-            owner = self.type_of(path, caller, parts, depth + 1) if parts else None
+            owner = self.type_of(path, caller, parts[:-1], depth + 1)
             if isinstance(owner, SymbolTarget):
                 return self._result_of_member(owner, name, depth)
-        probe = CallSite(caller, callee, name, receiver or None, 0)
+        written = f"{receiver}.{name}" if receiver else name
+        probe = CallSite(caller, written, name, receiver or None, 0)
         extract = self.resolver.index.files[path]
         hit, _ = self.resolver._resolve_call(path, extract, probe)
         if hit is None or hit.resolution == "name_only":

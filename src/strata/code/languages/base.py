@@ -94,6 +94,8 @@ class LanguageAdapter:
     framework_imports: ClassVar[tuple[tuple[str, str], ...]] = ()
     # receivers that mean "the parent class" in this language, normalized to "super"
     super_receivers: ClassVar[frozenset[str]] = frozenset({"super"})
+    # declared "types" that leave the type to the value (`var x = new C()`)
+    inferred_types: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self) -> None:
         self._language: Language | None = None
@@ -302,7 +304,8 @@ class LanguageAdapter:
     def type_name(self, unit: Unit, node: Node) -> str | None:
         """A declared type as a name a call can be looked up on (None: not one: an
         array, a function type, a union of several types)."""
-        return plain_type(unit.text(node))
+        written = plain_type(unit.text(node))
+        return None if written in self.inferred_types else written
 
     def on_package(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
         if unit.package is None:

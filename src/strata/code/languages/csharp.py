@@ -106,6 +106,7 @@ class CSharpAdapter(LanguageAdapter):
     language = "csharp"
     extensions = (".cs",)
     query_file = "csharp"
+    inferred_types = frozenset({"var", "dynamic"})
     module_system = DotnetModules()
     framework_imports = (
         ("Microsoft.AspNetCore", "aspnet"),

@@ -100,6 +100,7 @@ class JavaAdapter(LanguageAdapter):
     language = "java"
     extensions = (".java",)
     query_file = "java"
+    inferred_types = frozenset({"var"})
     module_system = JvmModules()
     framework_imports = (
         ("org.springframework", "spring"),
