@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 # The public pure API of the code layer. If these names move, change this import only.
 from strata.code.languages import adapter_for_path, parse_file
-from strata.code.modules import ModuleIndex
+from strata.code.modules import ModuleIndex, detect_packages, is_manifest
 from strata.code.resolver import Resolver
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +55,13 @@ def strata_edges(files: dict[str, bytes]) -> dict[Edge, str]:
 
     The files are one repository snapshot (repository-relative path -> source).
     """
-    extracts = {path: parse_file(path, source) for path, source in files.items()}
-    resolver = Resolver(ModuleIndex(extracts, []))
+    extracts = {
+        path: parse_file(path, source)
+        for path, source in files.items()
+        if adapter_for_path(path) is not None
+    }
+    manifests = {path: source for path, source in files.items() if is_manifest(path)}
+    resolver = Resolver(ModuleIndex(extracts, detect_packages(sorted(files), manifests)))
     found: dict[Edge, str] = {}
     for path in sorted(extracts):
         for call in resolver.resolve_file(path).calls:
@@ -95,7 +100,7 @@ def load_cases(root: Path = CASES) -> list[Case]:
         files = {
             p.relative_to(folder).as_posix(): p.read_bytes()
             for p in sorted(folder.rglob("*"))
-            if p.is_file() and adapter_for_path(p.name) is not None
+            if p.is_file() and (adapter_for_path(p.name) is not None or is_manifest(p.name))
         }
         cases.append(
             Case(

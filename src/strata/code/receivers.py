@@ -67,8 +67,14 @@ class ReceiverTypes:
         if not call.receiver or not self.declared_anywhere():
             return None
         parts = split_receiver(call.receiver)
-        if not parts or (len(parts) == 1 and parts[0] in SELF_NAMES | {"super", "base"}):
-            return None  # the resolver's own rules for self/this/super
+        if len(parts) == 1 and parts[0] in SELF_NAMES:
+            # The resolver's own rule, unless the type is declared in another file (Go).
+            if self.resolver._owner_class(path, call.caller) is not None:
+                return None
+            owner = self.owner(path, call.caller)
+            return self.members(owner, call.name) if owner is not None else None
+        if not parts or parts[0] in ("super", "base"):
+            return None
         found = self.type_of(path, call.caller, parts)
         if found is None:
             return None
