@@ -77,10 +77,16 @@ class ReceiverTypes:
             return None
         found = self.type_of(path, call.caller, parts)
         if found is None:
-            return None
+            # A path receiver (`Vec::new()`) names a type or module, never a value: when
+            # it is none of the repository's, a same-name method is no candidate.
+            return [] if "::" in call.callee and self._guessed(path, call) else None
         if isinstance(found, _External):
             return []
         return self.members(found, call.name)
+
+    def _guessed(self, path: str, call: CallSite) -> bool:
+        hit, _ = self.resolver._resolve_call(path, self.resolver.index.files[path], call)
+        return hit is not None and hit.resolution == "name_only"
 
     def declared_anywhere(self) -> bool:
         """Whether any file declares a type (else every question is answered at once)."""
@@ -118,7 +124,8 @@ class ReceiverTypes:
             declared = self.declared(path).get((scope, head))
             if declared is not None:
                 return self._of_declared(path, declared, depth)
-        return None
+        named = self._named(path, caller, head)  # `Cart::new().total()`: a type itself
+        return named if isinstance(named, SymbolTarget) else None
 
     def _scopes(self, path: str, caller: str | None) -> list[str | None]:
         """The caller, the symbols around it, then the file (class bodies where they
