@@ -129,11 +129,12 @@ class FileExtract:
     is_test_file: bool = False
     frameworks: tuple[str, ...] = ()
     entrypoints: tuple[str, ...] = field(default=())  # file-level: "__main__", "func main"
-    flow: FileFlow | None = None  # value flow for strata.code.flow; None: not extracted
-    types: tuple[DeclaredType, ...] = ()  # declared receiver types (languages without flow)
+    # declared receiver types (languages without flow); before ``flow``, which stays last
+    types: tuple[DeclaredType, ...] = ()
     # exported name -> local name, where the export renames (``module.exports = Foo``
     # is ("default", "Foo"); ``exports.run = start`` is ("run", "start"))
     exports: tuple[tuple[str, str], ...] = ()
+    flow: FileFlow | None = None  # value flow for strata.code.flow; None: not extracted
 
     def __setstate__(self, state: list[object]) -> None:
         # Pickles from before a field was added hold fewer values: the rest keep defaults.

@@ -51,7 +51,6 @@ class ReceiverTypes:
         self._types: dict[str, dict[tuple[str | None, str], DeclaredType]] = {}
         self._implementers: dict[SymbolTarget, list[SymbolTarget]] | None = None
         self._method_sets: dict[tuple[str, str], dict[str, SymbolTarget]] | None = None
-        self._any: bool | None = None
 
     def declared(self, path: str) -> dict[tuple[str | None, str], DeclaredType]:
         """(scope, name) -> declared type of one file."""
@@ -64,8 +63,8 @@ class ReceiverTypes:
     def callees(self, path: str, call: CallSite) -> list[Callee] | None:
         """What ``call`` reaches through its receiver's declared type; None when the
         receiver's type is not declared (nothing is known, the ordinary rules decide)."""
-        if not call.receiver or not self.declared_anywhere():
-            return None
+        if not call.receiver or getattr(self.resolver.index.files[path], "flow", None):
+            return None  # a file with a value flow has its receivers followed there
         parts = split_receiver(call.receiver)
         if len(parts) == 1 and parts[0] in SELF_NAMES:
             # The resolver's own rule, unless the type is declared in another file (Go).
@@ -88,20 +87,13 @@ class ReceiverTypes:
         hit, _ = self.resolver._resolve_call(path, self.resolver.index.files[path], call)
         return hit is not None and hit.resolution == "name_only"
 
-    def declared_anywhere(self) -> bool:
-        """Whether any file declares a type (else every question is answered at once)."""
-        if self._any is None:
-            files = self.resolver.index.files
-            self._any = any(getattr(files[p], "types", ()) for p in files)
-        return self._any
-
     # -- types ---------------------------------------------------------------------------
 
     def type_of(self, path: str, caller: str | None, parts: list[str], depth: int = 0) -> TypeRef:
         """The type of the receiver ``parts`` seen from ``caller`` in ``path``."""
         if depth > MAX_DEPTH:
             return None
-        current = self._head(path, caller, parts[0], depth)
+        current = self._head(path, caller, parts[0], depth, as_type=len(parts) > 1)
         for part in parts[1:]:
             if not isinstance(current, SymbolTarget):
                 return current
@@ -111,7 +103,9 @@ class ReceiverTypes:
                 current = self._field(current, part, depth)
         return current
 
-    def _head(self, path: str, caller: str | None, head: str, depth: int) -> TypeRef:
+    def _head(
+        self, path: str, caller: str | None, head: str, depth: int, *, as_type: bool
+    ) -> TypeRef:
         if head in SELF_NAMES:
             return self.owner(path, caller)
         if head.startswith("new "):
@@ -124,6 +118,8 @@ class ReceiverTypes:
             declared = self.declared(path).get((scope, head))
             if declared is not None:
                 return self._of_declared(path, declared, depth)
+        if not as_type:
+            return None  # `Cart.m()`: a class receiver, the resolver's own rule
         named = self._named(path, caller, head)  # `Cart::new().total()`: a type itself
         return named if isinstance(named, SymbolTarget) else None
 
