@@ -75,6 +75,7 @@ class CallSite:
     name: str  # the called identifier, e.g. "save", "join", "helper"
     receiver: str | None  # "self", "this", "os.path", "obj", "super", or None
     line: int
+    arity: int | None = None  # arguments written; None: unknown (a spread, no list)
 
 
 RETURNS = "()"  # DeclaredType.name of a function's result

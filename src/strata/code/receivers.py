@@ -226,6 +226,31 @@ class ReceiverTypes:
             symbol = self.resolver.symbols.get((path, parent))
         return None
 
+    # -- overloads -----------------------------------------------------------------------
+
+    def overload(self, target: SymbolTarget, arity: int | None) -> SymbolTarget:
+        """Among ``target`` and its overloads (``m``, ``m#2``, ...), the first whose
+        parameters fit ``arity`` arguments; ``target`` when none or several cannot tell."""
+        if arity is None:
+            return target
+        system = self.resolver.index.system_of(target.path)
+        if system is None or not system.overloads_by_arity:
+            return target
+        base = target.qualname.split("#", 1)[0]
+        candidates = [SymbolTarget(target.path, base)]
+        while True:
+            following = SymbolTarget(target.path, f"{base}#{len(candidates) + 1}")
+            if (following.path, following.qualname) not in self.resolver.symbols:
+                break
+            candidates.append(following)
+        if len(candidates) == 1:
+            return target
+        for candidate in candidates:
+            symbol = self.resolver.symbols.get((candidate.path, candidate.qualname))
+            if symbol is not None and system.accepts(symbol, arity):
+                return candidate
+        return target
+
     # -- members -------------------------------------------------------------------------
 
     def member(self, owner: SymbolTarget, name: str) -> SymbolTarget | None:

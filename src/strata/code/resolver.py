@@ -151,6 +151,7 @@ class Resolver:
                 # The flow pass: what values reach the callee, beyond a name-only guess.
                 found = (hit.target, hit.resolution) if hit is not None else None
                 hits = [] if external else self.flow.refine(path, call, found)
+            hits = [(self.receivers.overload(t, call.arity), r) for t, r in hits]
             for target, resolution in hits:
                 key = (call.caller, target.path, target.qualname)
                 lines_of[key].append(call.line)

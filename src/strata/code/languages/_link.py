@@ -7,6 +7,8 @@ enclosing symbol, qualname and parent, and every call its innermost caller;
 
 from __future__ import annotations
 
+from tree_sitter import Node
+
 from strata.code.languages._text import body_hash, shape_hash
 from strata.code.languages._unit import CLASS_LIKE, Decl, RawType, Unit
 from strata.code.model import CallSite, DeclaredType, FileExtract, SymbolDef
@@ -117,6 +119,17 @@ def _as_self(receiver: str, self_name: str) -> str:
     return receiver
 
 
+_SPREADS = frozenset({"spread_element", "list_splat", "dictionary_splat", "variadic_argument"})
+
+
+def _arity(arguments: Node | None) -> int | None:
+    """How many arguments a call writes (None: no list, or a spread of unknown length)."""
+    if arguments is None:
+        return None
+    written = [a for a in arguments.named_children if a.type != "comment"]
+    return None if any(a.type in _SPREADS for a in written) else len(written)
+
+
 def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract:
     """The contract's frozen records for a linked unit."""
     symbols = []
@@ -153,6 +166,7 @@ def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract
             name=c.name,
             receiver=c.receiver,
             line=c.line,
+            arity=_arity(c.arguments),
         )
         for c in unit.calls
     )

@@ -165,3 +165,37 @@ def plain_type(text: str) -> str | None:
                 written, changed = written[len(prefix) :].lstrip(), True
     written = written.rstrip("?!").split("<", 1)[0].strip()
     return written if _TYPE_PATH.match(written) else None
+
+
+_OPENERS, _CLOSERS = "(<[{", ")>]}"
+
+
+def parameter_range(signature: str, name: str) -> tuple[int, int | None] | None:
+    """(fewest, most) arguments a declaration ``name(...)`` accepts, read from its
+    signature: defaults (``x = 1``) are optional, varargs (``T... xs``, ``params T[]
+    xs``, ``vararg xs``) take any number; None when the signature has no parameter list."""
+    found = list(re.finditer(rf"\b{re.escape(name)}\s*\(", signature))
+    if not found:
+        return None
+    start = found[-1].end()
+    depth, params, current = 0, [], ""
+    for char in signature[start:]:
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            if depth == 0 and char == ")":
+                break
+            depth -= 1
+        elif char == "," and depth == 0:
+            params.append(current.strip())
+            current = ""
+            continue
+        current += char
+    if current.strip():
+        params.append(current.strip())
+    if params and params[0].startswith("this "):
+        params = params[1:]  # a C# extension method: the receiver is the first parameter
+    required = [p for p in params if "=" not in p]
+    variadic = any("..." in p or p.startswith(("params ", "vararg ")) for p in params)
+    most = None if variadic else len(params)
+    return (len(required) - (1 if variadic else 0), most)

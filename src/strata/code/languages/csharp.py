@@ -75,6 +75,7 @@ class DotnetModules(ModuleSystem):
     family = "dotnet"
     manifests = (Manifest("*.csproj", "dotnet"),)
     class_body_is_scope = True
+    overloads_by_arity = True
     bare_calls_reach_own_class = True
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:

@@ -63,6 +63,7 @@ class JvmModules(ModuleSystem):
         Manifest("build.gradle.kts", "gradle"),
     )
     class_body_is_scope = True
+    overloads_by_arity = True
     bare_calls_reach_own_class = True
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
