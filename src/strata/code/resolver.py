@@ -6,7 +6,9 @@ A call is linked through, in order: the enclosing scopes and the file itself
 or module receiver, or a name the file's module system knows fully qualified
 (``qualified``), and, only when exactly one declaration in
 the repository has that method or function name, ``name_only`` with a low
-confidence. Anything else stays an unresolved reference (name and line) on
+confidence. In files without a value flow, a receiver of a declared type is
+answered first by :mod:`strata.code.receivers`; overloads told apart by arity
+are picked there too. Anything else stays an unresolved reference (name and line) on
 the caller; calls into external modules are counted, not linked.
 """
 

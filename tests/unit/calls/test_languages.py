@@ -5,32 +5,17 @@ scores) are held to every expected edge and no other."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
 from strata.code.languages import parse_file
 from strata.code.modules import ModuleIndex
 from strata.code.resolver import Resolver
+from tests.unit.calls._bench import load_bench
 
-ROOT = Path(__file__).resolve().parents[3]
 LANGUAGES = ("typescript", "javascript", "java", "csharp", "go", "rust")
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("strata_bench_calls", ROOT / "bench" / "calls.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while building
-    spec.loader.exec_module(module)
-    return module
-
-
-BENCH = _bench()
+BENCH = load_bench()
 CASES = {
     f"{language}/{case.name}": case
     for language in LANGUAGES

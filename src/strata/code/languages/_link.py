@@ -7,6 +7,8 @@ enclosing symbol, qualname and parent, and every call its innermost caller;
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from tree_sitter import Node
 
 from strata.code.languages._text import body_hash, shape_hash
@@ -54,16 +56,9 @@ def _declared_types(unit: Unit) -> tuple[DeclaredType, ...]:
     """Each raw type with the qualname of its scope (one sweep, as for calls)."""
     out: list[DeclaredType] = []
     seen: set[tuple[str | None, str]] = set()
-    stack: list[Decl] = []
-    index = 0
     decls = sorted(unit.decls, key=lambda d: (d.start, -d.end))
-    for raw in sorted(unit.types, key=lambda t: t.start):
-        while index < len(decls) and decls[index].start <= raw.start:
-            _pop_to(stack, decls[index])
-            stack.append(decls[index])
-            index += 1
-        while stack and stack[-1].end <= raw.start:
-            stack.pop()
+    rows = sorted(unit.types, key=lambda t: t.start)
+    for raw, stack in zip(rows, _open_scopes(decls, [t.start for t in rows]), strict=True):
         found, scope = _scope_of(stack, raw)
         if not found:
             continue
@@ -91,18 +86,25 @@ def _pop_to(stack: list[Decl], decl: Decl) -> None:
         stack.pop()
 
 
-def _link_calls(unit: Unit, decls: list[Decl]) -> None:
-    calls = sorted(unit.calls, key=lambda c: c.start)
-    unit.calls = calls
+def _open_scopes(decls: list[Decl], starts: list[int]) -> Iterator[list[Decl]]:
+    """For each of the sorted byte offsets ``starts``, the declarations open there,
+    outermost first (one sweep over ``decls``, sorted by start)."""
     stack: list[Decl] = []
     index = 0
-    for call in calls:
-        while index < len(decls) and decls[index].start <= call.start:
+    for start in starts:
+        while index < len(decls) and decls[index].start <= start:
             _pop_to(stack, decls[index])
             stack.append(decls[index])
             index += 1
-        while stack and stack[-1].end <= call.start:
+        while stack and stack[-1].end <= start:
             stack.pop()
+        yield stack
+
+
+def _link_calls(unit: Unit, decls: list[Decl]) -> None:
+    calls = sorted(unit.calls, key=lambda c: c.start)
+    unit.calls = calls
+    for call, stack in zip(calls, _open_scopes(decls, [c.start for c in calls]), strict=True):
         call.caller = next((d for d in reversed(stack) if d.emit), None)
         if call.receiver is not None:
             owner = next((d for d in reversed(stack) if d.self_name), None)
