@@ -338,8 +338,8 @@ def _key(target: SymbolTarget) -> tuple[str, str]:
 
 def split_receiver(receiver: str) -> list[str]:
     """``this.repo.find(a.b).items`` -> ``["this", "repo", "find(a.b)", "items"]``: dots
-    outside brackets split; ``::``, ``?.`` and ``!.`` read as ``.``."""
-    text = receiver.replace("::", ".").replace("?.", ".").replace("!.", ".")
+    outside brackets split; ``::``, ``->``, ``?.`` and ``!.`` read as ``.``."""
+    text = receiver.replace("::", ".").replace("?.", ".").replace("!.", ".").replace("->", ".")
     parts: list[str] = []
     depth, start = 0, 0
     for index, char in enumerate(text):

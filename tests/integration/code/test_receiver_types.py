@@ -29,6 +29,8 @@ LANGUAGES = {
     "csharp": ("receivers/declared_types", "Program.cs:AuditLog.Trim", set()),
     "go": ("interfaces/method_sets", "main.go:HalfWriter.Write", set()),
     "rust": ("traits/dyn_dispatch", "src/main.rs:Plot.area", set()),
+    "kotlin": ("interfaces/implementers", "Main.kt:Cache.get", set()),
+    "php": ("receivers/declared_types", "Service.php:Service.register", set()),
 }
 
 

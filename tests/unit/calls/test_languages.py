@@ -12,7 +12,7 @@ from strata.code.modules import ModuleIndex
 from strata.code.resolver import Resolver
 from tests.unit.calls._bench import load_bench
 
-LANGUAGES = ("typescript", "javascript", "java", "csharp", "go", "rust")
+LANGUAGES = ("typescript", "javascript", "java", "csharp", "go", "rust", "kotlin", "php")
 
 
 BENCH = load_bench()

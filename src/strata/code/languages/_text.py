@@ -143,7 +143,7 @@ def doc_comments_above(
 
 
 _TYPE_PATH = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*$")
-_TYPE_PREFIXES = ("&mut ", "&", "*", "mut ", "dyn ", "impl ", "readonly ", "ref ", "const ")
+_TYPE_PREFIXES = ("&mut ", "&", "*", "?", "mut ", "dyn ", "impl ", "readonly ", "ref ", "const ")
 _NO_TYPES = frozenset({"null", "undefined", "void", "nil", "None"})
 
 
