@@ -51,6 +51,7 @@ class ReceiverTypes:
         self._types: dict[str, dict[tuple[str | None, str], DeclaredType]] = {}
         self._implementers: dict[SymbolTarget, list[SymbolTarget]] | None = None
         self._method_sets: dict[tuple[str, str], dict[str, SymbolTarget]] | None = None
+        self._found: dict[SymbolTarget, list[SymbolTarget]] = {}  # interface -> implementers
 
     def declared(self, path: str) -> dict[tuple[str | None, str], DeclaredType]:
         """(scope, name) -> declared type of one file."""
@@ -286,6 +287,12 @@ class ReceiverTypes:
 
     def implementers(self, interface: SymbolTarget) -> list[SymbolTarget]:
         """Types that implement ``interface``, directly or through other types."""
+        found = self._found.get(interface)
+        if found is None:
+            found = self._found[interface] = self._implementers_of(interface)
+        return found
+
+    def _implementers_of(self, interface: SymbolTarget) -> list[SymbolTarget]:
         system = self.resolver.index.system_of(interface.path)
         if system is not None and system.structural_interfaces:
             return self._structural(interface)
