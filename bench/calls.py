@@ -3,14 +3,15 @@
 Two instruments, both on the pure pipeline (parse, module index, resolver; no
 Neo4j), taking the edges from the public API only:
 
-``micro``  small Python programs with hand-written ground truth under
-           ``tests/fixtures/calls/python/<category>/<case>/`` (one or a few ``.py``
-           files and an ``expected.yaml``); prints precision/recall/F1 per category
-           and overall, and precision by resolution kind.
+``micro``  small programs with hand-written ground truth under
+           ``tests/fixtures/calls/<language>/<category>/<case>/`` (one or a few
+           source files and an ``expected.yaml``; ``--language``, default python);
+           prints precision/recall/F1 per category and overall, and precision by
+           resolution kind.
 ``real``   well-known projects (sdists pinned by sha256) against Jedi as the oracle
            (see ``bench/calls_real.py``).
 
-    .venv/bin/python bench/calls.py micro [--verbose] [--write-baseline]
+    .venv/bin/python bench/calls.py micro [--language go] [--verbose] [--write-baseline]
     .venv/bin/python bench/calls.py real [--sites 500] [--seed 12]
 
 An edge is (caller, callee, line): caller and callee are ``path:qualname``
@@ -36,12 +37,13 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 # The public pure API of the code layer. If these names move, change this import only.
-from strata.code.languages import parse_file
-from strata.code.modules import ModuleIndex
+from strata.code.languages import adapter_for_path, parse_file
+from strata.code.modules import ModuleIndex, detect_packages, is_manifest
 from strata.code.resolver import Resolver
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ROOT / "tests" / "fixtures" / "calls" / "python"
+LANGUAGES = ROOT / "tests" / "fixtures" / "calls"
+CASES = LANGUAGES / "python"
 BASELINE = CASES / "baseline.json"
 MODULE = "<module>"
 
@@ -53,8 +55,13 @@ def strata_edges(files: dict[str, bytes]) -> dict[Edge, str]:
 
     The files are one repository snapshot (repository-relative path -> source).
     """
-    extracts = {path: parse_file(path, source) for path, source in files.items()}
-    resolver = Resolver(ModuleIndex(extracts, []))
+    extracts = {
+        path: parse_file(path, source)
+        for path, source in files.items()
+        if adapter_for_path(path) is not None
+    }
+    manifests = {path: source for path, source in files.items() if is_manifest(path)}
+    resolver = Resolver(ModuleIndex(extracts, detect_packages(sorted(files), manifests)))
     found: dict[Edge, str] = {}
     for path in sorted(extracts):
         for call in resolver.resolve_file(path).calls:
@@ -91,7 +98,9 @@ def load_cases(root: Path = CASES) -> list[Case]:
         folder = spec.parent
         data = yaml.safe_load(spec.read_text(encoding="utf-8"))
         files = {
-            p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*.py"))
+            p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and (adapter_for_path(p.name) is not None or is_manifest(p.name))
         }
         cases.append(
             Case(
@@ -166,9 +175,11 @@ def run_case(case: Case) -> CaseResult:
     return result
 
 
-def micro(verbose: bool = False, write_baseline: bool = False) -> list[CaseResult]:
-    """Run every case and print the tables."""
-    results = [run_case(c) for c in load_cases()]
+def micro(
+    verbose: bool = False, write_baseline: bool = False, language: str = "python"
+) -> list[CaseResult]:
+    """Run every case of one language and print the tables."""
+    results = [run_case(c) for c in load_cases(LANGUAGES / language)]
     by_category: dict[str, Score] = defaultdict(Score)
     overall = Score()
     kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # kind -> [correct, predicted]
@@ -182,7 +193,7 @@ def micro(verbose: bool = False, write_baseline: bool = False) -> list[CaseResul
     cases_per = defaultdict(int)
     for result in results:
         cases_per[result.case.category] += 1
-    print(f"micro-benchmark: {len(results)} cases, {overall.expected} expected edges")
+    print(f"micro-benchmark ({language}): {len(results)} cases, {overall.expected} expected edges")
     print(f"{'category':<14} {'cases':>5} {'exp':>4} {'pred':>4} {'P':>6} {'R':>6} {'F1':>6}")
     for category in sorted(by_category):
         s = by_category[category]
@@ -204,7 +215,7 @@ def micro(verbose: bool = False, write_baseline: bool = False) -> list[CaseResul
                 print(f"  FP {result.case.name}: {_show(edge)} [{result.predicted[edge]}]")
             for edge in sorted(result.missed):
                 print(f"  FN {result.case.name}: {_show(edge)}")
-    if write_baseline:
+    if write_baseline and language == "python":
         BASELINE.write_text(json.dumps(baseline_of(results), indent=1, sort_keys=True) + "\n")
         print(f"wrote {BASELINE.relative_to(ROOT)}")
     return results
@@ -231,13 +242,14 @@ def main(argv: list[str] | None = None) -> None:
     m = sub.add_parser("micro", help="hand-written micro-benchmark")
     m.add_argument("--verbose", action="store_true", help="list every wrong and missed edge")
     m.add_argument("--write-baseline", action="store_true", help="record today's right edges")
+    m.add_argument("--language", default="python", help="a folder of tests/fixtures/calls")
     r = sub.add_parser("real", help="real projects against Jedi")
     r.add_argument("--sites", type=int, default=500, help="call sites sampled per project")
     r.add_argument("--seed", type=int, default=12)
     r.add_argument("--projects", nargs="*", help="a subset of the pinned projects")
     args = parser.parse_args(argv)
     if args.what == "micro":
-        micro(verbose=args.verbose, write_baseline=args.write_baseline)
+        micro(verbose=args.verbose, write_baseline=args.write_baseline, language=args.language)
     else:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from calls_real import run_real

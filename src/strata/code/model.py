@@ -75,6 +75,28 @@ class CallSite:
     name: str  # the called identifier, e.g. "save", "join", "helper"
     receiver: str | None  # "self", "this", "os.path", "obj", "super", or None
     line: int
+    arity: int | None = None  # arguments written; None: unknown (a spread, no list)
+
+
+RETURNS = "()"  # DeclaredType.name of a function's result
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredType:
+    """The type a name is declared or constructed with, as written: what a call on it
+    reaches (``svc: Service``, ``x = new Repo()``, ``x := NewStore()``, a field).
+
+    ``scope`` is the function the name is a local or parameter of, or the class-like
+    symbol it is a field of (``None``: file level); ``name`` is :data:`RETURNS` for a
+    function's declared result. ``type`` is a type name as written without pointers,
+    references and type arguments (``Repo``, ``models.Repo``, ``crate::a::Repo``,
+    ``Self``), or, with ``from_call``, the callee whose result the name holds.
+    """
+
+    scope: str | None
+    name: str
+    type: str
+    from_call: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +130,11 @@ class FileExtract:
     is_test_file: bool = False
     frameworks: tuple[str, ...] = ()
     entrypoints: tuple[str, ...] = field(default=())  # file-level: "__main__", "func main"
+    # declared receiver types (languages without flow); before ``flow``, which stays last
+    types: tuple[DeclaredType, ...] = ()
+    # exported name -> local name, where the export renames (``module.exports = Foo``
+    # is ("default", "Foo"); ``exports.run = start`` is ("run", "start"))
+    exports: tuple[tuple[str, str], ...] = ()
     flow: FileFlow | None = None  # value flow for strata.code.flow; None: not extracted
 
     def __setstate__(self, state: list[object]) -> None:

@@ -6,7 +6,9 @@ A call is linked through, in order: the enclosing scopes and the file itself
 or module receiver, or a name the file's module system knows fully qualified
 (``qualified``), and, only when exactly one declaration in
 the repository has that method or function name, ``name_only`` with a low
-confidence. Anything else stays an unresolved reference (name and line) on
+confidence. In files without a value flow, a receiver of a declared type is
+answered first by :mod:`strata.code.receivers`; overloads told apart by arity
+are picked there too. Anything else stays an unresolved reference (name and line) on
 the caller; calls into external modules are counted, not linked.
 """
 
@@ -27,6 +29,7 @@ from strata.code.modules import (
     SymbolTarget,
     binding_paths,
 )
+from strata.code.receivers import ReceiverTypes
 
 CONFIDENCE = {
     "local": 1.0,
@@ -115,6 +118,7 @@ class Resolver:
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._has_local_imports: dict[str, bool] = {}
         self.flow: FlowIndex = build_flow(self)  # solved on its first question
+        self.receivers = ReceiverTypes(self)  # declared receiver types (no flow needed)
 
     def scope(self, path: str) -> FileScope:
         found = self._scopes.get(path)
@@ -141,10 +145,15 @@ class Resolver:
             lines_of[key].append(line)
             best.setdefault(key, resolution)
         for call in extract.calls:
-            hit, external = self._resolve_call(path, extract, call)
-            # The flow pass: what values reach the callee, beyond a name-only guess.
-            found = (hit.target, hit.resolution) if hit is not None else None
-            hits = [] if external else self.flow.refine(path, call, found)
+            typed = self.receivers.callees(path, call)  # a receiver of a declared type
+            if typed is not None:
+                hits, external = typed, False
+            else:
+                hit, external = self._resolve_call(path, extract, call)
+                # The flow pass: what values reach the callee, beyond a name-only guess.
+                found = (hit.target, hit.resolution) if hit is not None else None
+                hits = [] if external else self.flow.refine(path, call, found)
+            hits = [(self.receivers.overload(t, call.arity), r) for t, r in hits]
             for target, resolution in hits:
                 key = (call.caller, target.path, target.qualname)
                 lines_of[key].append(call.line)
@@ -330,7 +339,9 @@ class Resolver:
             symbol = self.index.top_level.get(candidate, {}).get(name)
             if symbol is not None:
                 return _Hit(SymbolTarget(candidate, symbol.qualname), "import")
-        return None
+        system = self.index.system_of(module.paths[0]) if module.paths else None
+        passed = system.reexported(self.index, module, name) if system is not None else None
+        return _Hit(passed, "import") if passed is not None else None
 
     def _name_only(self, name: str, *, methods_only: bool = False) -> _Hit | None:
         if never_guessed(name, bare=not methods_only):

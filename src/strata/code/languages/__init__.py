@@ -25,7 +25,7 @@ Conventions every adapter keeps, on top of those in :mod:`strata.code.model`:
   same text. Decorators are recorded without their marker (``app.get("/x")``,
   ``Override``, ``HttpGet("{id}")``, ``derive(Debug)``).
 - Any repeated qualname in a file gets ``#2``, ``#3`` in source order (overloads,
-  property setters, TypeScript overload signatures), not only in Java and C#.
+  property setters), not only in Java and C#.
 - Calls made by decorators belong to the enclosing scope (they run there).
 - Receivers are as written (whitespace collapsed, at most 200 characters),
   except: the parent-class receivers ``super()``/``super(C, self)`` (Python),
@@ -41,6 +41,11 @@ Conventions every adapter keeps, on top of those in :mod:`strata.code.model`:
   fully qualified names without the leading backslash (``App\\Models\\Cart``)
   or, for ``require``/``include``, the literal path (``__DIR__ . '/x.php'`` is
   ``./x.php``).
+- Declared types (``FileExtract.types``) are type names without pointers,
+  references, ``dyn``, nullability and type arguments (``Box``/``Rc``/``Arc``
+  and an awaited ``Promise`` are looked through); ``var``/``dynamic`` are none.
+  TypeScript overload signatures fold into their implementation (or the first
+  signature): no ``#2`` for them.
 - Synthetic symbols (kind ``function``) stand for code that has no declaration:
   jest/vitest ``describe``/``it``/``test`` calls (``describe:Cart > it:adds``)
   and inline HTTP handlers (``route:GET /users``). Only ``it``/``test`` carry a

@@ -17,6 +17,7 @@ from strata.code.languages.base import (
     clean_doc,
     collapse,
     doc_comments_above,
+    plain_type,
     signature,
     strip_block_comment,
     unquote,
@@ -103,9 +104,11 @@ class EcmaScriptModules(ModuleSystem):
         else:
             target = ModuleTarget(spec, ())
         if not imp.names:
+            # `const S = require("./s")` of a module that is `module.exports = S`: S itself
+            whole = exported(index, target.paths, MODULE_ITSELF, None) if target.paths else None
             if imp.alias:
-                scope.bindings[imp.alias] = target
-            return [target]
+                scope.bindings[imp.alias] = whole or target
+            return [whole or target]
         bound: list[Binding] = []
         for name in imp.names:
             if name == "*":
@@ -115,14 +118,72 @@ class EcmaScriptModules(ModuleSystem):
                     scope.wildcards.append(target)
                 bound.append(target)
                 continue
-            if name == "default":
-                found = _default_export(index, target.paths, imp.alias)
-            else:
-                found = index.symbol_in(target.paths, name)
+            found = exported(index, target.paths, name, imp.alias)
             binding: Binding = found or target
             scope.bindings[imp.alias or name] = binding
             bound.append(binding)
         return bound
+
+    def reexported(
+        self, index: ModuleIndex, module: ModuleTarget, name: str
+    ) -> SymbolTarget | None:
+        return exported(index, module.paths, name, None)
+
+
+MODULE_ITSELF = "="  # the export name of `module.exports = X`
+MAX_REEXPORTS = 8
+
+
+def exported(
+    index: ModuleIndex,
+    paths: tuple[str, ...],
+    name: str,
+    alias: str | None,
+    depth: int = 0,
+) -> SymbolTarget | None:
+    """The declaration a module exports as ``name``: its own (renamed by ``export {a as
+    b}``, ``exports.b = a``, ``module.exports = X``), or one it re-exports (``export {x}
+    from``, ``export *``, an imported name it passes on: a barrel file)."""
+    if depth > MAX_REEXPORTS:
+        return None
+    for candidate in paths:
+        extract = index.files[candidate]
+        renamed = dict(getattr(extract, "exports", ()))  # older cached extracts: none
+        local = renamed.get(name, renamed.get(MODULE_ITSELF) if name == "default" else name)
+        if local is None and name == "default":
+            found = _default_export(index, (candidate,), alias)
+            if found is not None:
+                return found
+            continue
+        if local is None:
+            continue
+        symbol = index.top_level.get(candidate, {}).get(local)
+        if symbol is not None:
+            return SymbolTarget(candidate, symbol.qualname)
+        found = _reexported(index, candidate, extract, local, depth)
+        if found is not None:
+            return found
+    return None
+
+
+def _reexported(
+    index: ModuleIndex, path: str, extract: FileExtract, name: str, depth: int
+) -> SymbolTarget | None:
+    for imp in extract.imports:
+        if not imp.module.startswith("."):
+            continue
+        if imp.names == ("*",) and imp.alias is None:
+            wanted = name  # export * from "./m"
+        elif imp.names and (imp.alias or imp.names[0]) == name and imp.names != ("*",):
+            wanted = imp.names[0]
+        else:
+            continue
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), imp.module))
+        paths = index.modules(EcmaScriptModules.family, joined).paths
+        found = exported(index, paths, wanted, None, depth + 1)
+        if found is not None:
+            return found
+    return None
 
 
 def _default_export(
@@ -233,7 +294,40 @@ class EcmaScriptAdapter(LanguageAdapter):
         else:
             unit.imports.append(Import(module=module, line=line))
 
+    def type_name(self, unit: Unit, node: Node) -> str | None:
+        """``Promise<T>`` is ``T`` (what ``await`` gives; a ``.then`` on it reaches
+        nothing of the repository either way)."""
+        if node.type == "generic_type":
+            name = node.child_by_field_name("name")
+            arguments = node.child_by_field_name("type_arguments")
+            if name is not None and unit.text(name) == "Promise" and arguments is not None:
+                inner = [c for c in arguments.named_children if c.type != "comment"]
+                return self.type_name(unit, inner[0]) if len(inner) == 1 else None
+        return plain_type(unit.text(node))
+
+    def on_export(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
+        form = role.split(".", 1)[1]
+        if form == "object":  # module.exports = { a, b: c }
+            for prop in caps["object"][0].named_children:
+                if prop.type == "shorthand_property_identifier":
+                    unit.exports.append((unit.text(prop), unit.text(prop)))
+                elif prop.type == "pair":
+                    key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
+                    if key is not None and value is not None and value.type == "identifier":
+                        written = unit.text(key)
+                        exported = unquote(written) if written[:1] in "'\"" else written
+                        unit.exports.append((exported, unit.text(value)))
+            return
+        local = unit.text(caps["local"][0])
+        if form == "module":
+            unit.exports.append((MODULE_ITSELF, local))
+        elif form == "default":
+            unit.exports.append(("default", local))
+        elif "exported" in caps:
+            unit.exports.append((unit.text(caps["exported"][0]), local))
+
     def before_link(self, unit: Unit) -> None:
+        _fold_overloads(unit)
         if unit.is_test_file:
             _add_tests(unit, "vitest" if "vitest" in unit.frameworks else "jest")
         if "express" in unit.frameworks:
@@ -242,6 +336,40 @@ class EcmaScriptAdapter(LanguageAdapter):
     def finish(self, unit: Unit) -> None:
         if "nestjs" in unit.frameworks:
             _mark_nest_routes(unit)
+
+
+_SIGNATURES = frozenset({"function_signature", "method_signature"})
+_IMPLEMENTATIONS = frozenset(
+    {"function_declaration", "generator_function_declaration", "method_definition"}
+)
+_WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
+
+
+def _fold_overloads(unit: Unit) -> None:
+    """TypeScript overload signatures are one symbol with their implementation (or,
+    without one, with the first signature): adding an overload moves no id."""
+    if not any(d.node.type in _SIGNATURES for d in unit.decls):
+        return
+    implemented = {
+        (_container(d.node), d.name) for d in unit.decls if d.node.type in _IMPLEMENTATIONS
+    }
+    seen: set[tuple[int, str]] = set()
+    kept: list[Decl] = []
+    for decl in unit.decls:
+        if decl.node.type in _SIGNATURES:
+            key = (_container(decl.node), decl.name)
+            if key in implemented or key in seen:
+                continue
+            seen.add(key)
+        kept.append(decl)
+    unit.decls = kept
+
+
+def _container(node: Node) -> int:
+    parent = node.parent
+    while parent is not None and parent.type in _WRAPPERS:
+        parent = parent.parent
+    return parent.id if parent is not None else -1
 
 
 def _is_jsdoc(node: Node) -> bool:

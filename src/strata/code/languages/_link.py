@@ -7,9 +7,13 @@ enclosing symbol, qualname and parent, and every call its innermost caller;
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
 from strata.code.languages._text import body_hash, shape_hash
-from strata.code.languages._unit import CLASS_LIKE, Decl, Unit
-from strata.code.model import CallSite, FileExtract, SymbolDef
+from strata.code.languages._unit import CLASS_LIKE, Decl, RawType, Unit
+from strata.code.model import CallSite, DeclaredType, FileExtract, SymbolDef
 
 
 def link(unit: Unit) -> None:
@@ -48,24 +52,59 @@ def link(unit: Unit) -> None:
     _link_calls(unit, decls)
 
 
+def _declared_types(unit: Unit) -> tuple[DeclaredType, ...]:
+    """Each raw type with the qualname of its scope (one sweep, as for calls)."""
+    out: list[DeclaredType] = []
+    seen: set[tuple[str | None, str]] = set()
+    decls = sorted(unit.decls, key=lambda d: (d.start, -d.end))
+    rows = sorted(unit.types, key=lambda t: t.start)
+    for raw, stack in zip(rows, _open_scopes(decls, [t.start for t in rows]), strict=True):
+        found, scope = _scope_of(stack, raw)
+        if not found:
+            continue
+        key = (scope, raw.name)
+        if key not in seen:  # the first declaration of a name wins
+            seen.add(key)
+            out.append(DeclaredType(scope, raw.name, raw.type, raw.from_call))
+    return tuple(out)
+
+
+def _scope_of(stack: list[Decl], raw: RawType) -> tuple[bool, str | None]:
+    """(found, the qualname ``raw`` belongs to); a field outside any class-like symbol
+    belongs nowhere."""
+    for decl in reversed(stack):
+        if raw.member and decl.kind not in CLASS_LIKE:
+            continue
+        if decl.emit or raw.member:
+            return True, decl.qualname
+    return not raw.member, None
+
+
 def _pop_to(stack: list[Decl], decl: Decl) -> None:
     start, end = decl.start, decl.end
     while stack and (stack[-1].end <= start or (stack[-1].start == start and stack[-1].end == end)):
         stack.pop()
 
 
-def _link_calls(unit: Unit, decls: list[Decl]) -> None:
-    calls = sorted(unit.calls, key=lambda c: c.start)
-    unit.calls = calls
+def _open_scopes(decls: list[Decl], starts: list[int]) -> Iterator[list[Decl]]:
+    """For each of the sorted byte offsets ``starts``, the declarations open there,
+    outermost first (one sweep over ``decls``, sorted by start)."""
     stack: list[Decl] = []
     index = 0
-    for call in calls:
-        while index < len(decls) and decls[index].start <= call.start:
+    for start in starts:
+        while index < len(decls) and decls[index].start <= start:
             _pop_to(stack, decls[index])
             stack.append(decls[index])
             index += 1
-        while stack and stack[-1].end <= call.start:
+        while stack and stack[-1].end <= start:
             stack.pop()
+        yield stack
+
+
+def _link_calls(unit: Unit, decls: list[Decl]) -> None:
+    calls = sorted(unit.calls, key=lambda c: c.start)
+    unit.calls = calls
+    for call, stack in zip(calls, _open_scopes(decls, [c.start for c in calls]), strict=True):
         call.caller = next((d for d in reversed(stack) if d.emit), None)
         if call.receiver is not None:
             owner = next((d for d in reversed(stack) if d.self_name), None)
@@ -80,6 +119,17 @@ def _as_self(receiver: str, self_name: str) -> str:
     if receiver.startswith(self_name) and receiver[len(self_name)] in ".[":
         return "self" + receiver[len(self_name) :]
     return receiver
+
+
+_SPREADS = frozenset({"spread_element", "list_splat", "dictionary_splat", "variadic_argument"})
+
+
+def _arity(arguments: Node | None) -> int | None:
+    """How many arguments a call writes (None: no list, or a spread of unknown length)."""
+    if arguments is None:
+        return None
+    written = [a for a in arguments.named_children if a.type != "comment"]
+    return None if any(a.type in _SPREADS for a in written) else len(written)
 
 
 def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract:
@@ -118,6 +168,7 @@ def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract
             name=c.name,
             receiver=c.receiver,
             line=c.line,
+            arity=_arity(c.arguments),
         )
         for c in unit.calls
     )
@@ -135,4 +186,6 @@ def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract
         is_test_file=unit.is_test_file,
         frameworks=tuple(sorted(unit.frameworks)),
         entrypoints=tuple(unit.entrypoints),
+        types=_declared_types(unit),
+        exports=tuple(dict.fromkeys(unit.exports)),
     )

@@ -140,3 +140,62 @@ def doc_comments_above(
         prev = before
     found.reverse()
     return found
+
+
+_TYPE_PATH = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*$")
+_TYPE_PREFIXES = ("&mut ", "&", "*", "?", "mut ", "dyn ", "impl ", "readonly ", "ref ", "const ")
+_NO_TYPES = frozenset({"null", "undefined", "void", "nil", "None"})
+
+
+def plain_type(text: str) -> str | None:
+    """A declared type as the name of one type: pointers, references, ``dyn``,
+    nullability and type arguments dropped (``&mut Vec<T>`` -> ``Vec``, ``Repo |
+    null`` -> ``Repo``, ``*store.DB`` -> ``store.DB``); None for anything else (an
+    array, a function type, a union of two types)."""
+    options = [p.strip() for p in text.split("|")]
+    options = [p for p in options if p and p not in _NO_TYPES]
+    if len(options) != 1:
+        return None
+    written = options[0]
+    changed = True
+    while changed:
+        changed = False
+        for prefix in _TYPE_PREFIXES:
+            if written.startswith(prefix):
+                written, changed = written[len(prefix) :].lstrip(), True
+    written = written.rstrip("?!").split("<", 1)[0].strip()
+    return written if _TYPE_PATH.match(written) else None
+
+
+_OPENERS, _CLOSERS = "(<[{", ")>]}"
+
+
+def parameter_range(signature: str, name: str) -> tuple[int, int | None] | None:
+    """(fewest, most) arguments a declaration ``name(...)`` accepts, read from its
+    signature: defaults (``x = 1``) are optional, varargs (``T... xs``, ``params T[]
+    xs``, ``vararg xs``) take any number; None when the signature has no parameter list."""
+    found = list(re.finditer(rf"\b{re.escape(name)}\s*\(", signature))
+    if not found:
+        return None
+    start = found[-1].end()
+    depth, params, current = 0, [], ""
+    for char in signature[start:]:
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            if depth == 0 and char == ")":
+                break
+            depth -= 1
+        elif char == "," and depth == 0:
+            params.append(current.strip())
+            current = ""
+            continue
+        current += char
+    if current.strip():
+        params.append(current.strip())
+    if params and params[0].startswith("this "):
+        params = params[1:]  # a C# extension method: the receiver is the first parameter
+    required = [p for p in params if "=" not in p]
+    variadic = any("..." in p or p.startswith(("params ", "vararg ")) for p in params)
+    most = None if variadic else len(params)
+    return (len(required) - (1 if variadic else 0), most)

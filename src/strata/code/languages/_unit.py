@@ -71,6 +71,18 @@ class RawCall:
     caller: Decl | None = None
 
 
+@dataclass(slots=True, eq=False)
+class RawType:
+    """A declared type as found at byte ``start``; linking gives it its scope: the
+    innermost symbol there, or for a ``member`` (a field) the innermost class-like one."""
+
+    start: int
+    name: str
+    type: str
+    from_call: bool = False
+    member: bool = False
+
+
 class Unit:
     """One file being extracted."""
 
@@ -81,6 +93,8 @@ class Unit:
         self.decls: list[Decl] = []
         self.calls: list[RawCall] = []
         self.imports: list[Import] = []
+        self.types: list[RawType] = []
+        self.exports: list[tuple[str, str]] = []
         self.package: str | None = None
         self.frameworks: set[str] = set()
         self.entrypoints: list[str] = []

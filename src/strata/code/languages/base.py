@@ -27,14 +27,15 @@ from strata.code.languages._text import (
     decode,
     doc_comments_above,
     field_signature,
+    plain_type,
     signature,
     strip_block_comment,
     strip_line_comments,
     unquote,
 )
-from strata.code.languages._unit import Decl, RawCall, Unit
+from strata.code.languages._unit import Decl, RawCall, RawType, Unit
 from strata.code.languages.module_system import ModuleSystem
-from strata.code.model import FileExtract, Import, SymbolKind
+from strata.code.model import RETURNS, FileExtract, Import, SymbolKind
 
 __all__ = [
     "Decl",
@@ -49,6 +50,7 @@ __all__ = [
     "decode",
     "doc_comments_above",
     "field_signature",
+    "plain_type",
     "signature",
     "strip_block_comment",
     "strip_line_comments",
@@ -92,6 +94,8 @@ class LanguageAdapter:
     framework_imports: ClassVar[tuple[tuple[str, str], ...]] = ()
     # receivers that mean "the parent class" in this language, normalized to "super"
     super_receivers: ClassVar[frozenset[str]] = frozenset({"super"})
+    # declared "types" that leave the type to the value (`var x = new C()`)
+    inferred_types: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self) -> None:
         self._language: Language | None = None
@@ -157,6 +161,8 @@ class LanguageAdapter:
                     handlers[name] = self.on_import
                 elif role == "import" and "." in name:
                     handlers[name] = self.on_import_form
+                elif role in ("export", "typed") and "." in name:
+                    handlers[name] = self.on_export if role == "export" else self.on_typed
                 elif name == "package":
                     handlers[name] = self.on_package
                 elif role == "entrypoint" and "." in name:
@@ -273,6 +279,33 @@ class LanguageAdapter:
 
     def on_import_form(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
         """A language-specific ``@import.<form>`` match (none by default)."""
+
+    def on_export(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
+        """An ``@export.<form>`` match: a name exported under another (none by default)."""
+
+    def on_typed(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
+        """``@typed.local`` (a local or parameter), ``@typed.member`` (a field) or
+        ``@typed.return`` (a function's result): ``@name`` has the type ``@type``, or
+        holds what ``@call`` (a callee expression) returns."""
+        form = role.split(".", 1)[1]
+        name = RETURNS if form == "return" else unit.text(caps["name"][0])
+        if "call" in caps:
+            node, from_call = caps["call"][0], True
+            written: str | None = collapse(unit.text(node))
+        else:
+            node, from_call = caps["type"][0], False
+            written = self.type_name(unit, node)
+        if not written or not name:
+            return
+        unit.types.append(
+            RawType(node.start_byte, name, written, from_call=from_call, member=form == "member")
+        )
+
+    def type_name(self, unit: Unit, node: Node) -> str | None:
+        """A declared type as a name a call can be looked up on (None: not one: an
+        array, a function type, a union of several types)."""
+        written = plain_type(unit.text(node))
+        return None if written in self.inferred_types else written
 
     def on_package(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
         if unit.package is None:

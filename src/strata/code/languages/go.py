@@ -68,6 +68,7 @@ class GoModules(ModuleSystem):
     family = "go"
     manifests = (Manifest("go.mod", "go", re.compile(rb"^module\s+(\S+)", re.M)),)
     receiver_variable_is_self = True
+    structural_interfaces = True
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
         """Import paths of the file's directory under each go.mod, then the directory."""

@@ -63,6 +63,7 @@ class JvmModules(ModuleSystem):
         Manifest("build.gradle.kts", "gradle"),
     )
     class_body_is_scope = True
+    overloads_by_arity = True
     bare_calls_reach_own_class = True
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
@@ -100,6 +101,7 @@ class JavaAdapter(LanguageAdapter):
     language = "java"
     extensions = (".java",)
     query_file = "java"
+    inferred_types = frozenset({"var"})
     module_system = JvmModules()
     framework_imports = (
         ("org.springframework", "spring"),

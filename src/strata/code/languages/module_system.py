@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from strata.code.languages._text import parameter_range
 from strata.code.model import FileExtract, Import, SymbolDef
 
 if TYPE_CHECKING:
@@ -115,6 +116,10 @@ class ModuleSystem:
     bare_calls_reach_own_class: ClassVar[bool] = False
     # Methods name their receiver variable: `v.m()` may be a method of the method's own type.
     receiver_variable_is_self: ClassVar[bool] = False
+    # A type implements an interface by having its methods (a call through it may run them).
+    structural_interfaces: ClassVar[bool] = False
+    # Overloads differ by their parameters: a call reaches the one its arguments fit.
+    overloads_by_arity: ClassVar[bool] = False
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
         """The names a file answers to; the first is the one shown to people."""
@@ -135,6 +140,23 @@ class ModuleSystem:
     ) -> ModuleTarget | None:
         """``module.rest...`` as a module of the repository, where dotted access reaches one."""
         return None
+
+    def reexported(
+        self, index: ModuleIndex, module: ModuleTarget, name: str
+    ) -> SymbolTarget | None:
+        """``name`` of a module that is not one of its top-level symbols: what it passes
+        on from other modules (a barrel file), where the language re-exports."""
+        return None
+
+    def accepts(self, symbol: SymbolDef, arity: int) -> bool | None:
+        """Whether a call with ``arity`` arguments fits ``symbol`` (None: cannot tell)."""
+        if not self.overloads_by_arity or not symbol.signature:
+            return None
+        accepted = parameter_range(symbol.signature, symbol.name)
+        if accepted is None:
+            return None
+        fewest, most = accepted
+        return fewest <= arity and (most is None or arity <= most)
 
     def absolute(self, index: ModuleIndex, name: str) -> SymbolTarget | None:
         """A name written fully qualified, found without an import."""

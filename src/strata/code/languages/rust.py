@@ -55,6 +55,9 @@ _ROUTE_ATTRIBUTES = frozenset({"get", "post", "put", "delete", "patch", "head", 
 _ROUTE_FRAMEWORKS = ("actix", "rocket")
 
 
+_SMART_POINTERS = frozenset({"Box", "Rc", "Arc"})
+
+
 class RustModules(ModuleSystem):
     """``crate::a::b`` module paths from the file path; ``use`` with ``self::``/``super::``."""
 
@@ -107,6 +110,17 @@ class RustAdapter(LanguageAdapter):
 
     def grammar(self) -> object:
         return tree_sitter_rust.language()
+
+    def type_name(self, unit: Unit, node: Node) -> str | None:
+        """``Box<T>``, ``Rc<T>`` and ``Arc<T>`` call ``T``'s methods (they dereference to it)."""
+        inner = node.child_by_field_name("type") if node.type == "reference_type" else node
+        if inner is not None and inner.type == "generic_type":
+            outer = inner.child_by_field_name("type")
+            arguments = inner.child_by_field_name("type_arguments")
+            if outer is not None and unit.text(outer) in _SMART_POINTERS and arguments is not None:
+                types = [c for c in arguments.named_children if c.type != "comment"]
+                return self.type_name(unit, types[0]) if len(types) == 1 else None
+        return super().type_name(unit, node)
 
     def is_test_path(self, path: str) -> bool:
         parts = path.split("/")

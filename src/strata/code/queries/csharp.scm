@@ -77,3 +77,38 @@
 
 ; ---- imports: `using A.B;`, `using X = A.B;`, `using static A.B;`
 (using_directive) @import.directive
+
+; ---- declared types: what a call on a name reaches (see README.md); `var` is no type
+(local_declaration_statement
+  (variable_declaration
+    type: (_) @type
+    (variable_declarator name: (identifier) @name))) @typed.local
+
+(local_declaration_statement
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name
+      (object_creation_expression type: (_) @type)))) @typed.local
+
+(local_declaration_statement
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name
+      (invocation_expression function: (_) @call)))) @typed.local
+
+[
+  (parameter type: (_) @type name: (identifier) @name)
+  (foreach_statement type: (_) @type left: (identifier) @name)
+] @typed.local
+
+(field_declaration
+  (variable_declaration
+    type: (_) @type
+    (variable_declarator name: (identifier) @name))) @typed.member
+
+(property_declaration
+  type: (_) @type
+  name: (identifier) @name) @typed.member
+
+(method_declaration
+  returns: (_) @type) @typed.return

@@ -80,3 +80,48 @@
 (import_spec
   name: (_)? @alias
   path: (_) @module) @import
+
+; ---- declared types: what a call on a name reaches (see README.md)
+[
+  (parameter_declaration name: (identifier) @name type: (_) @type)
+  (var_spec name: (identifier) @name type: (_) @type)
+] @typed.local
+
+; `x := T{}` / `x := &T{}` / `x, err := NewT()` (the first result)
+[
+  (short_var_declaration
+    left: (expression_list . (identifier) @name)
+    right: (expression_list . [
+      (composite_literal type: (_) @type)
+      (unary_expression operand: (composite_literal type: (_) @type))
+    ]))
+  (var_spec
+    name: (identifier) @name
+    value: (expression_list . [
+      (composite_literal type: (_) @type)
+      (unary_expression operand: (composite_literal type: (_) @type))
+    ]))
+] @typed.local
+
+[
+  (short_var_declaration
+    left: (expression_list . (identifier) @name)
+    right: (expression_list . (call_expression function: (_) @call)))
+  (var_spec
+    name: (identifier) @name
+    value: (expression_list . (call_expression function: (_) @call)))
+] @typed.local
+
+(field_declaration
+  name: (field_identifier) @name
+  type: (_) @type) @typed.member
+
+; a declared result, or the first of several: `func NewT() (*T, error)`
+[
+  (function_declaration result: (parameter_list . (parameter_declaration type: (_) @type)))
+  (function_declaration result: (_) @type)
+  (method_declaration result: (parameter_list . (parameter_declaration type: (_) @type)))
+  (method_declaration result: (_) @type)
+  (method_elem result: (parameter_list . (parameter_declaration type: (_) @type)))
+  (method_elem result: (_) @type)
+] @typed.return

@@ -53,3 +53,30 @@
 
 ; ---- imports: module is the imported name as written ("java.util.List", "java.util.*")
 (import_declaration) @import.declaration
+
+; ---- declared types: what a call on a name reaches (see README.md); `var` is no type
+(local_variable_declaration
+  type: (_) @type
+  declarator: (variable_declarator name: (identifier) @name)) @typed.local
+
+(local_variable_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name
+    value: (object_creation_expression type: (_) @type))) @typed.local
+
+(local_variable_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name
+    value: (method_invocation) @call)) @typed.local
+
+[
+  (formal_parameter type: (_) @type name: (identifier) @name)
+  (enhanced_for_statement type: (_) @type name: (identifier) @name)
+] @typed.local
+
+(field_declaration
+  type: (_) @type
+  declarator: (variable_declarator name: (identifier) @name)) @typed.member
+
+(method_declaration
+  type: (_) @type) @typed.return

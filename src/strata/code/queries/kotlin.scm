@@ -39,3 +39,29 @@
 
 ; ---- imports: module is the imported name as written ("a.b.C", "a.b.*")
 (import) @import.declaration
+
+; ---- declared types: what a call on a name reaches (see README.md); `Foo()` constructs
+(class_body
+  (property_declaration
+    (variable_declaration (identifier) @name [(user_type) (nullable_type)] @type))) @typed.member
+
+(class_body
+  (property_declaration
+    (variable_declaration (identifier) @name)
+    (call_expression . (_) @call))) @typed.member
+
+(class_parameter ["val" "var"] (identifier) @name [(user_type) (nullable_type)] @type) @typed.member
+
+(block
+  (property_declaration
+    (variable_declaration (identifier) @name [(user_type) (nullable_type)] @type))) @typed.local
+
+(block
+  (property_declaration
+    (variable_declaration (identifier) @name)
+    (call_expression . (_) @call))) @typed.local
+
+(parameter (identifier) @name [(user_type) (nullable_type)] @type) @typed.local
+
+(function_declaration
+  (function_value_parameters) . [(user_type) (nullable_type)] @type) @typed.return

@@ -68,3 +68,35 @@
   (require_expression)
   (require_once_expression)
 ] @import.include
+
+; ---- declared types: what a call on a name reaches (see README.md); locals keep their `$`
+(simple_parameter type: (_) @type name: (variable_name) @name) @typed.local
+
+(assignment_expression
+  left: (variable_name) @name
+  right: (object_creation_expression . [(name) (qualified_name)] @type)) @typed.local
+
+(assignment_expression
+  left: (variable_name) @name
+  right: [
+    (function_call_expression function: (_) @call)
+    (scoped_call_expression) @call
+  ]) @typed.local
+
+(property_promotion_parameter type: (_) @type name: (variable_name (name) @name)) @typed.member
+
+(property_declaration
+  type: (_) @type
+  (property_element name: (variable_name (name) @name))) @typed.member
+
+(assignment_expression
+  left: (member_access_expression
+    object: (variable_name (name) @_this)
+    name: (name) @name)
+  right: (object_creation_expression . [(name) (qualified_name)] @type)
+  (#eq? @_this "this")) @typed.member
+
+[
+  (method_declaration return_type: (_) @type)
+  (function_definition return_type: (_) @type)
+] @typed.return

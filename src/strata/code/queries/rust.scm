@@ -72,3 +72,29 @@
 (extern_crate_declaration
   name: (identifier) @module
   alias: (identifier)? @alias) @import
+
+; ---- declared types: what a call on a name reaches (see README.md)
+[
+  (let_declaration pattern: (identifier) @name type: (_) @type)
+  (let_declaration
+    pattern: (identifier) @name
+    value: (struct_expression name: (_) @type))
+  (let_declaration
+    pattern: (identifier) @name
+    value: (reference_expression value: (struct_expression name: (_) @type)))
+  (parameter pattern: (identifier) @name type: (_) @type)
+] @typed.local
+
+(let_declaration
+  pattern: (identifier) @name
+  value: (call_expression function: (_) @call)) @typed.local
+
+(field_declaration
+  name: (field_identifier) @name
+  type: (_) @type) @typed.member
+
+(function_item
+  return_type: (_) @type) @typed.return
+
+(function_signature_item
+  return_type: (_) @type) @typed.return

@@ -148,3 +148,115 @@
   function: (identifier) @_require
   arguments: (arguments . (string (string_fragment) @module) .)
   (#eq? @_require "require")) @import.require
+
+; ---- CommonJS exports (symbols and export names)
+; `exports.run = function () {}` / `module.exports.run = () => {}`: a function named run
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @_exports
+    property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)] @definition.function
+  (#eq? @_exports "exports"))
+
+(assignment_expression
+  left: (member_expression
+    object: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @_exports)
+    property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)] @definition.function
+  (#eq? @_module "module")
+  (#eq? @_exports "exports"))
+
+; `module.exports = Service` (the module is Service) / `module.exports = { a, b: c }`
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @_module
+    property: (property_identifier) @_exports)
+  right: [(identifier) @local (class name: (_) @local)]
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @export.module
+
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @_module
+    property: (property_identifier) @_exports)
+  right: (object) @object
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @export.object
+
+; `exports.run = start` / `module.exports.run = start`
+(assignment_expression
+  left: (member_expression
+    object: [(identifier) (member_expression)] @_exports
+    property: (property_identifier) @exported)
+  right: (identifier) @local
+  (#match? @_exports "^(module\\.)?exports$")) @export.named
+
+; ES: `export default Service` / `export { a as b }` (no `from`: a local renamed)
+(export_statement
+  value: (identifier) @local) @export.default
+
+(export_statement
+  "default"
+  declaration: [(class_declaration name: (_) @local) (function_declaration name: (_) @local)]
+  ) @export.default
+
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (_) @local
+      alias: (_) @exported))
+  !source) @export.named
+
+; ---- declared types: what a call on a name reaches (see README.md)
+(variable_declarator
+  name: (identifier) @name
+  value: (new_expression constructor: (_) @type)) @typed.local
+
+(variable_declarator
+  name: (identifier) @name
+  value: [
+    (call_expression function: (_) @call)
+    (await_expression (call_expression function: (_) @call))
+  ]) @typed.local
+
+(assignment_expression
+  left: (member_expression
+    object: (this)
+    property: (property_identifier) @name)
+  right: (new_expression constructor: (_) @type)) @typed.member
+
+(variable_declarator
+  name: (identifier) @name
+  type: (type_annotation (_) @type)) @typed.local
+
+[
+  (required_parameter pattern: (identifier) @name type: (type_annotation (_) @type))
+  (optional_parameter pattern: (identifier) @name type: (type_annotation (_) @type))
+] @typed.local
+
+; `constructor(private svc: Service)`: a parameter that is also a field
+[
+  (required_parameter
+    (accessibility_modifier) pattern: (identifier) @name type: (type_annotation (_) @type))
+  (optional_parameter
+    (accessibility_modifier) pattern: (identifier) @name type: (type_annotation (_) @type))
+] @typed.member
+
+(public_field_definition
+  name: (property_identifier) @name
+  type: (type_annotation (_) @type)) @typed.member
+
+(public_field_definition
+  name: (property_identifier) @name
+  value: (new_expression constructor: (_) @type)) @typed.member
+
+[
+  (function_declaration return_type: (type_annotation (_) @type))
+  (method_definition return_type: (type_annotation (_) @type))
+  (arrow_function return_type: (type_annotation (_) @type))
+  (function_expression return_type: (type_annotation (_) @type))
+  (interface_body (method_signature return_type: (type_annotation (_) @type)))
+  (abstract_method_signature return_type: (type_annotation (_) @type))
+] @typed.return
