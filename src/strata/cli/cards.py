@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
-from strata.cards import CardService, export_cards
 from strata.cli.console import console, err_console, say, settings
-from strata.git import Git
-from strata.graph.gateway import Gateway
-from strata.ontology import load_ontology
-from strata.registry import RepoRegistry
-from strata.security import ServerKeys
-from strata.settings import Settings
+
+if TYPE_CHECKING:
+    from strata.git import Git
+    from strata.graph.gateway import Gateway
+    from strata.settings import Settings
 
 app = typer.Typer(help="Knowledge cards: one checked card per package.", no_args_is_help=True)
 
 
 def _git(s: Settings, gateway: Gateway, repo: str, path: Path | None) -> Git | None:
     """A local clone to read CODEOWNERS from: --git, else the registration's path or mirror."""
+    from strata.git import Git
+    from strata.registry import RepoRegistry
+    from strata.security import ServerKeys
+
     if path is not None:
         git = Git(path)
         git.check()
@@ -40,6 +43,10 @@ def build(
     git: Path | None = typer.Option(None, help="A local clone to read CODEOWNERS from."),
 ) -> None:
     """Compile and store one card per package as of a commit."""
+    from strata.cards import CardService
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         service = CardService(gateway, load_ontology(s.ontology_dir))
@@ -56,6 +63,10 @@ def export(
     ref: str = typer.Option("main", help="The ref."),
 ) -> None:
     """Write the stored cards as markdown files plus an index.md."""
+    from strata.cards import CardService, export_cards
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         cards = CardService(gateway, load_ontology(s.ontology_dir)).cards(repo, ref)
@@ -69,6 +80,10 @@ def check(
     ref: str = typer.Option("main", help="The ref."),
 ) -> None:
     """Gate every card against the graph at its commit and report staleness (exit 1 if any)."""
+    from strata.cards import CardService
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         checks = CardService(gateway, load_ontology(s.ontology_dir)).check(repo, ref)
