@@ -14,9 +14,11 @@ from datetime import datetime
 
 import strawberry
 
-from strata.code.reads import MAX_DEPTH
+from strata.code.reads import MAX_DEPTH, MAX_FIRST
 from strata.search.lookup import fuzzy_symbols
-from strata_api.graphql.arguments import bounded, decode_cursor, repo_of_key
+from strata.temporal import AsOf
+from strata_api.graphql.absence import checked_key, missing, say_why
+from strata_api.graphql.arguments import bounded, decode_cursor
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.call import CallEdge, Impact, UnresolvedCalls
@@ -38,12 +40,18 @@ class CodeQuery:
         self, info: Info, id: strawberry.ID, as_of: AsOfInput | None = None
     ) -> Symbol | None:
         context = info.context
-        if not context.principal.can_read(repo_of_key(str(id))):
+        key = str(id)
+        repo, _ = checked_key(info, key, "Symbol")
+        when = AsOfInput.resolve(as_of)
+        readable = context.principal.can_read(repo)
+        view = None
+        if readable:
+            view = await context.run(context.code.symbol, key, when, repos=context.readable_names())
+        if view is None:
+            why = missing("Symbol", key, when)
+            await say_why(info, repo, when, key=key, readable=readable, otherwise=why)
             return None
-        view = await context.run(
-            context.code.symbol, str(id), AsOfInput.resolve(as_of), repos=context.readable_names()
-        )
-        return Symbol.from_domain(view) if view else None
+        return Symbol.from_domain(view)
 
     @strawberry.field(description="Symbols by name, qualified name or path prefix (paged).")
     async def symbols(
@@ -68,9 +76,10 @@ class CodeQuery:
             if fuzzy
             else context.code.find_symbols
         )
+        when = AsOfInput.resolve(as_of)
         views = await context.run(
             reader,
-            AsOfInput.resolve(as_of),
+            when,
             name=filter.name,
             qualified_name=filter.qualified_name,
             repo=filter.repository,
@@ -81,6 +90,13 @@ class CodeQuery:
             after=decode_cursor(after),
             repos=context.readable_names(),
         )
+        if not views and filter.repository is not None and not after:
+            await say_why(
+                info,
+                filter.repository,
+                when,
+                readable=context.principal.can_read(filter.repository),
+            )
         return SymbolConnection.from_domain(views, first)
 
     @strawberry.field(description="Who calls the symbol, up to `depth` hops (max 5).")
@@ -118,20 +134,31 @@ class CodeQuery:
     ) -> Impact:
         context = info.context
         first = context.page(first)
-        if not context.principal.can_read(repo_of_key(str(symbol))):
+        key = str(symbol)
+        repo, label = checked_key(info, key)
+        when = AsOfInput.resolve(as_of)
+        if not context.principal.can_read(repo):
+            await say_why(info, repo, when, label=label, key=key, readable=False)
             return Impact(callers=[], entrypoints=[], tests=[])
+        # One more than shown, so each list knows whether it was cut.
         view = await context.run(
-            context.code.impact,
-            str(symbol),
-            AsOfInput.resolve(as_of),
-            first=first,
-            repos=context.readable_names(),
+            context.code.impact, key, when, first=first + 1, repos=context.readable_names()
         )
+        if not view.callers:
+            await say_why(info, repo, when, label=label, key=key)
+        lists = {"callers": view.callers, "entrypoints": view.entrypoints, "tests": view.tests}
+        # The walk stops at MAX_FIRST callers: at that count even the total is a floor.
+        cut = [name for name, hits in lists.items() if len(hits) > first]
+        if view.total >= MAX_FIRST and "callers" not in cut:
+            cut.insert(0, "callers")
         return Impact(
-            callers=[CallEdge.from_domain(h) for h in view.callers],
-            entrypoints=[CallEdge.from_domain(h) for h in view.entrypoints],
-            tests=[CallEdge.from_domain(h) for h in view.tests],
+            callers=[CallEdge.from_domain(h) for h in view.callers[:first]],
+            entrypoints=[CallEdge.from_domain(h) for h in view.entrypoints[:first]],
+            tests=[CallEdge.from_domain(h) for h in view.tests[:first]],
             unresolved=UnresolvedCalls.from_domain(view.unresolved),
+            total_callers=view.total,
+            truncated=bool(cut),
+            truncated_lists=cut,
         )
 
     @strawberry.field(description="Every version of an entity's state, with its four times.")
@@ -139,11 +166,16 @@ class CodeQuery:
         self, info: Info, id: strawberry.ID, kind: EntityKind = EntityKind.SYMBOL
     ) -> list[FactVersion]:
         context = info.context
-        if not context.principal.can_read(repo_of_key(str(id))):
-            return []
-        versions = await context.run(
-            context.graph.state_history, kind.value, str(id), limit=MAX_CHANGES
-        )
+        key = str(id)
+        repo, _ = checked_key(info, key, kind.value)
+        readable = context.principal.can_read(repo)
+        versions = []
+        if readable:
+            versions = await context.run(
+                context.graph.state_history, kind.value, key, limit=MAX_CHANGES
+            )
+        if not versions:
+            await say_why(info, repo, label=kind.value, key=key, readable=readable)
         return [FactVersion.from_domain(v) for v in versions]
 
     @strawberry.field(description="Facts opened and closed in a repository between two instants.")
@@ -158,12 +190,15 @@ class CodeQuery:
     ) -> list[Change]:
         context = info.context
         first = context.page(first)
-        if not context.principal.can_read(repository):
-            return []
-        # Reads.changes takes no timeout yet; the router's budget still ends the request.
-        found = await asyncio.to_thread(
-            context.graph.changes, repository, start, end, axis=axis.value, limit=first
-        )
+        readable = context.principal.can_read(repository)
+        found = []
+        if readable:
+            # Reads.changes takes no timeout yet; the router's budget still ends the request.
+            found = await asyncio.to_thread(
+                context.graph.changes, repository, start, end, axis=axis.value, limit=first
+            )
+        if not found:
+            await say_why(info, repository, window_end(end, axis), readable=readable)
         return [Change.from_domain(c) for c in found]
 
     @strawberry.field(description="A repository and its indexed refs, as of a moment.")
@@ -171,10 +206,13 @@ class CodeQuery:
         self, info: Info, name: str, as_of: AsOfInput | None = None
     ) -> Repository | None:
         context = info.context
-        if not context.principal.can_read(name):
+        when = AsOfInput.resolve(as_of)
+        readable = context.principal.can_read(name)
+        views = await context.run(context.code.branches, name, when) if readable else []
+        if not views:
+            await say_why(info, name, when, readable=readable)
             return None
-        views = await context.run(context.code.branches, name, AsOfInput.resolve(as_of))
-        return Repository.from_domain(name, views) if views else None
+        return Repository.from_domain(name, views)
 
     @strawberry.field(description="A file of a repository at a ref, as of a moment.")
     async def file(
@@ -186,13 +224,17 @@ class CodeQuery:
         as_of: AsOfInput | None = None,
     ) -> File | None:
         context = info.context
-        if not context.principal.can_read(repository):
-            return None
         key = context.ontology.node("File").make_key({"repo": repository, "ref": ref, "path": path})
-        found = await context.run(
-            context.code.file, key, AsOfInput.resolve(as_of), repos=context.readable_names()
-        )
+        when = AsOfInput.resolve(as_of)
+        readable = context.principal.can_read(repository)
+        found = None
+        if readable:
+            found = await context.run(context.code.file, key, when, repos=context.readable_names())
         if found is None:
+            why = missing("File", key, when)
+            await say_why(
+                info, repository, when, label="File", key=key, readable=readable, otherwise=why
+            )
             return None
         node, state = found
         return File.from_domain(key, repository, ref, node, state)
@@ -209,10 +251,12 @@ async def _walk(
     context = info.context
     depth = bounded("depth", depth, 1, MAX_DEPTH)
     first = context.page(first)
-    if not context.principal.can_read(repo_of_key(key)):
+    repo, label = checked_key(info, key)
+    resolved = AsOfInput.resolve(as_of)
+    if not context.principal.can_read(repo):
+        await say_why(info, repo, resolved, label=label, key=key, readable=False)
         return []
     reads = context.code
-    resolved = AsOfInput.resolve(as_of)
     if direction == "callers":
         # The list type has no room for the unresolved count yet: skip its query.
         hits = await context.run(
@@ -233,4 +277,12 @@ async def _walk(
             first=first,
             repos=context.readable_names(),
         )
+    if not hits:
+        await say_why(info, repo, resolved, label=label, key=key)
     return [CallEdge.from_domain(h) for h in hits]
+
+
+def window_end(end: datetime, axis: Axis) -> AsOf:
+    """The moment a [start, end) window of changes is judged at: its end, on its axis
+    (a window that ends inside the indexed history overlaps it)."""
+    return AsOf.at(valid_at=end) if axis is Axis.VALID else AsOf.at(known_at=end)
