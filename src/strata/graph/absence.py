@@ -17,11 +17,13 @@ after an empty one; both return or raise the same typed errors:
   carries that first time).
 
 :func:`explain` costs one round trip and runs only after an empty answer, so a
-read that finds something pays nothing.
+read that finds something pays nothing. :func:`cut_lists` is the other half of
+"never hide what was not shown": which lists of an answer hold only a page.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sized
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -185,3 +187,17 @@ def explain(
             repo=repo,
         )
     return None
+
+
+def cut_lists(lists: Mapping[str, Sized], first: int, *, total: int, cap: int) -> list[str]:
+    """Which of ``lists`` (each read with one more than the ``first`` shown) were cut.
+
+    ``total`` is how many the underlying walk found and ``cap`` where it stops:
+    a walk that reached its cap may have left more behind, so its first list
+    (the callers) counts as cut even when it fits the page.
+    """
+    cut = [name for name, items in lists.items() if len(items) > first]
+    head = next(iter(lists), None)
+    if head is not None and total >= cap and head not in cut:
+        cut.insert(0, head)
+    return cut

@@ -15,6 +15,7 @@ from datetime import datetime
 import strawberry
 
 from strata.code.reads import MAX_DEPTH, MAX_FIRST
+from strata.graph.absence import cut_lists
 from strata.search.lookup import fuzzy_symbols
 from strata.temporal import AsOf
 from strata_api.graphql.absence import checked_key, missing, say_why
@@ -147,10 +148,7 @@ class CodeQuery:
         if not view.callers:
             await say_why(info, repo, when, label=label, key=key)
         lists = {"callers": view.callers, "entrypoints": view.entrypoints, "tests": view.tests}
-        # The walk stops at MAX_FIRST callers: at that count even the total is a floor.
-        cut = [name for name, hits in lists.items() if len(hits) > first]
-        if view.total >= MAX_FIRST and "callers" not in cut:
-            cut.insert(0, "callers")
+        cut = cut_lists(lists, first, total=view.total, cap=MAX_FIRST)
         return Impact(
             callers=[CallEdge.from_domain(h) for h in view.callers[:first]],
             entrypoints=[CallEdge.from_domain(h) for h in view.entrypoints[:first]],
