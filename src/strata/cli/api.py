@@ -95,6 +95,9 @@ def graphql(
             print_table(rows.headers, rows.rows, fold=rows.headers)
         for remark in rows.notes():
             note(remark)
+        # Why an empty answer is empty (the API's extensions.reasons, shaped like errors).
+        for reason in (answer.get("extensions") or {}).get("reasons") or []:
+            note(_error_line(reason))
         for error in answer.get("errors") or []:
             print(f"error: {_error_line(error)}", file=sys.stderr)
     if answer.get("errors"):
@@ -102,8 +105,8 @@ def graphql(
 
 
 def _error_line(error: dict[str, Any]) -> str:
-    """One GraphQL error as `CODE at path: message (hint: ...)`; the code is the typed part."""
-    extensions = error.get("extensions") or {}
+    """One GraphQL error (or reason) as `CODE at path: message (hint: ...)`."""
+    extensions = error.get("extensions") or error  # a reason carries its code and hint itself
     where = ".".join(str(p) for p in error.get("path") or [])
     head = " ".join(p for p in (extensions.get("code"), f"at {where}" if where else "") if p)
     line = f"{head}: {error.get('message', '?')}" if head else str(error.get("message", error))
