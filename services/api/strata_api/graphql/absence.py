@@ -18,8 +18,8 @@ read ``data`` keep working, and an empty list without a reason is a true
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 from strawberry.extensions import SchemaExtension
 
@@ -28,6 +28,8 @@ from strata.graph.absence import check_key, explain
 from strata.temporal import AsOf
 from strata_api.graphql.context import Info
 from strata_api.graphql.errors import client_view
+
+T = TypeVar("T")
 
 # Calls start and end at symbols, and at files for module-level code.
 CALL_ENDS = ("Symbol", "File")
@@ -62,6 +64,29 @@ async def say_why(
     reason = reason or otherwise
     if reason is not None:
         record(info, reason)
+
+
+async def read_or_say_why(
+    info: Info,
+    repo: str,
+    as_of: AsOf,
+    read: Callable[[], Awaitable[T]],
+    *,
+    label: str = "Symbol",
+    key: str | None = None,
+    one: bool = False,
+) -> T | None:
+    """``await read()`` when the caller may read ``repo`` (else None); when the answer is
+    empty, :func:`say_why`. ``one``: the read is of one entity, so it is always missing
+    for a reason."""
+    readable = info.context.principal.can_read(repo)
+    found = await read() if readable else None
+    if not found:
+        otherwise = missing(label, key, as_of) if one and key is not None else None
+        await say_why(
+            info, repo, as_of, label=label, key=key, readable=readable, otherwise=otherwise
+        )
+    return found
 
 
 def missing(label: str, key: str, as_of: AsOf) -> NotFound:

@@ -18,7 +18,7 @@ from strata.code.reads import MAX_DEPTH, MAX_FIRST
 from strata.graph.absence import cut_lists
 from strata.search.lookup import fuzzy_symbols
 from strata.temporal import AsOf
-from strata_api.graphql.absence import checked_key, missing, say_why
+from strata_api.graphql.absence import checked_key, read_or_say_why, say_why
 from strata_api.graphql.arguments import bounded, decode_cursor
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
@@ -44,15 +44,15 @@ class CodeQuery:
         key = str(id)
         repo, _ = checked_key(info, key, "Symbol")
         when = AsOfInput.resolve(as_of)
-        readable = context.principal.can_read(repo)
-        view = None
-        if readable:
-            view = await context.run(context.code.symbol, key, when, repos=context.readable_names())
-        if view is None:
-            why = missing("Symbol", key, when)
-            await say_why(info, repo, when, key=key, readable=readable, otherwise=why)
-            return None
-        return Symbol.from_domain(view)
+        view = await read_or_say_why(
+            info,
+            repo,
+            when,
+            lambda: context.run(context.code.symbol, key, when, repos=context.readable_names()),
+            key=key,
+            one=True,
+        )
+        return Symbol.from_domain(view) if view else None
 
     @strawberry.field(description="Symbols by name, qualified name or path prefix (paged).")
     async def symbols(
@@ -166,15 +166,15 @@ class CodeQuery:
         context = info.context
         key = str(id)
         repo, _ = checked_key(info, key, kind.value)
-        readable = context.principal.can_read(repo)
-        versions = []
-        if readable:
-            versions = await context.run(
-                context.graph.state_history, kind.value, key, limit=MAX_CHANGES
-            )
-        if not versions:
-            await say_why(info, repo, label=kind.value, key=key, readable=readable)
-        return [FactVersion.from_domain(v) for v in versions]
+        versions = await read_or_say_why(
+            info,
+            repo,
+            AsOf.at(),
+            lambda: context.run(context.graph.state_history, kind.value, key, limit=MAX_CHANGES),
+            label=kind.value,
+            key=key,
+        )
+        return [FactVersion.from_domain(v) for v in versions or []]
 
     @strawberry.field(description="Facts opened and closed in a repository between two instants.")
     async def changes(
@@ -188,16 +188,16 @@ class CodeQuery:
     ) -> list[Change]:
         context = info.context
         first = context.page(first)
-        readable = context.principal.can_read(repository)
-        found = []
-        if readable:
-            # Reads.changes takes no timeout yet; the router's budget still ends the request.
-            found = await asyncio.to_thread(
+        # Reads.changes takes no timeout yet; the router's budget still ends the request.
+        found = await read_or_say_why(
+            info,
+            repository,
+            window_end(end, axis),
+            lambda: asyncio.to_thread(
                 context.graph.changes, repository, start, end, axis=axis.value, limit=first
-            )
-        if not found:
-            await say_why(info, repository, window_end(end, axis), readable=readable)
-        return [Change.from_domain(c) for c in found]
+            ),
+        )
+        return [Change.from_domain(c) for c in found or []]
 
     @strawberry.field(description="A repository and its indexed refs, as of a moment.")
     async def repository(
@@ -205,12 +205,10 @@ class CodeQuery:
     ) -> Repository | None:
         context = info.context
         when = AsOfInput.resolve(as_of)
-        readable = context.principal.can_read(name)
-        views = await context.run(context.code.branches, name, when) if readable else []
-        if not views:
-            await say_why(info, name, when, readable=readable)
-            return None
-        return Repository.from_domain(name, views)
+        views = await read_or_say_why(
+            info, name, when, lambda: context.run(context.code.branches, name, when)
+        )
+        return Repository.from_domain(name, views) if views else None
 
     @strawberry.field(description="A file of a repository at a ref, as of a moment.")
     async def file(
@@ -224,15 +222,16 @@ class CodeQuery:
         context = info.context
         key = context.ontology.node("File").make_key({"repo": repository, "ref": ref, "path": path})
         when = AsOfInput.resolve(as_of)
-        readable = context.principal.can_read(repository)
-        found = None
-        if readable:
-            found = await context.run(context.code.file, key, when, repos=context.readable_names())
+        found = await read_or_say_why(
+            info,
+            repository,
+            when,
+            lambda: context.run(context.code.file, key, when, repos=context.readable_names()),
+            label="File",
+            key=key,
+            one=True,
+        )
         if found is None:
-            why = missing("File", key, when)
-            await say_why(
-                info, repository, when, label="File", key=key, readable=readable, otherwise=why
-            )
             return None
         node, state = found
         return File.from_domain(key, repository, ref, node, state)

@@ -6,7 +6,7 @@ import strawberry
 
 from strata.errors import ValidationError
 from strata.trace.files import ADR as ADR_ID
-from strata_api.graphql.absence import checked_key, missing, say_why
+from strata_api.graphql.absence import checked_key, read_or_say_why, say_why
 from strata_api.graphql.context import Context, Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.trace import (
@@ -42,11 +42,15 @@ async def _requirement_links(
     context = info.context
     key = _requirement_key(context, repository, requirement)
     when = AsOfInput.resolve(as_of)
-    readable = context.principal.can_read(repository)
-    links = await context.run(context.trace.links_from, key, when, types=types) if readable else []
-    if not links:
-        await say_why(info, repository, when, label="Requirement", key=key, readable=readable)
-    return [TraceLink.from_domain(v) for v in links]
+    links = await read_or_say_why(
+        info,
+        repository,
+        when,
+        lambda: context.run(context.trace.links_from, key, when, types=types),
+        label="Requirement",
+        key=key,
+    )
+    return [TraceLink.from_domain(v) for v in links or []]
 
 
 @strawberry.type
@@ -58,14 +62,16 @@ class TraceQuery:
         context = info.context
         key = _requirement_key(context, repository, id)
         when = AsOfInput.resolve(as_of)
-        readable = context.principal.can_read(repository)
-        found = await context.run(context.trace.requirement, key, when) if readable else None
+        found = await read_or_say_why(
+            info,
+            repository,
+            when,
+            lambda: context.run(context.trace.requirement, key, when),
+            label="Requirement",
+            key=key,
+            one=True,
+        )
         if not found:
-            why = missing("Requirement", key, when)
-            await say_why(
-                info, repository, when, label="Requirement", key=key, readable=readable,
-                otherwise=why,
-            )  # fmt: skip
             return None
         return Requirement.from_domain(found)
 
@@ -112,7 +118,7 @@ class TraceQuery:
             )
         if not links:
             await say_why(info, repo, when, label=label, key=key, readable=readable)
-        return [TraceLink.from_domain(v) for v in links]
+        return [TraceLink.from_domain(v) for v in links or []]
 
     @strawberry.field(
         description="Every link of a requirement (implementations, tests, the decisions that "
