@@ -13,6 +13,7 @@ from strata.context.builder import ContextBuilder
 from strata.context.check import MAX_BUDGET, MAX_TASK_CHARS, MIN_BUDGET
 from strata.context.sources import git_blobs
 from strata.security import Principal
+from strata.temporal import AsOf
 from strata_mcp.context_models import ContextOut
 from strata_mcp.models import AsOfArg
 
@@ -25,6 +26,7 @@ def register_context_tools(
     core: Core,
     who: Callable[[Context], Awaitable[Principal]],
     run: Callable[..., Awaitable[Any]],
+    refuse_before_history: Callable[[str, AsOf], Awaitable[None]],
 ) -> None:
     """Register `context` on ``mcp``."""
     timeout = core.settings.request_timeout_s
@@ -62,4 +64,6 @@ def register_context_tools(
             repos=None if readable.all else sorted(readable.names),
             timeout=timeout,
         )
+        if not pack.sufficient:  # say so when it is because the moment is outside the history
+            await refuse_before_history(repository, AsOfArg.resolve(as_of))
         return ContextOut.of(pack)

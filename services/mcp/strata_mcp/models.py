@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from strata.code.reads import CallHit, SymbolView
+from strata.errors import StrataError
 from strata.graph.reads import Change, FactVersion
 from strata.search.service import SearchHit, SearchResult
 from strata.temporal import AsOf
@@ -34,6 +35,13 @@ class AsOfArg(BaseModel):
         if value is None:
             return AsOf.at()
         return AsOf.at(value.valid_at, value.known_at)
+
+
+# Tool parameters shared by several tool modules.
+AsOfParam = Annotated[
+    AsOfArg | None, Field(description="Read as of {valid_at, known_at}; default now, now")
+]
+Repository = Annotated[str, Field(min_length=1, max_length=200, description="Repository name")]
 
 
 class Evidence(BaseModel):
@@ -101,9 +109,25 @@ class SearchOut(BaseModel):
         )
 
 
+class Reason(BaseModel):
+    """Why an answer is empty: NOT_FOUND or BEFORE_HISTORY (with the first indexed time)."""
+
+    code: str
+    message: str
+    first_indexed_at: str | None = None
+
+    @classmethod
+    def of(cls, error: StrataError | None) -> Reason | None:
+        if error is None:
+            return None
+        first = error.details.get("first_indexed_at")
+        return cls(code=error.code.upper(), message=error.message, first_indexed_at=first)
+
+
 class SymbolOut(BaseModel):
     found: bool = Field(description="False: no such symbol as of that moment (or not readable)")
     id: str
+    reason: Reason | None = Field(default=None, description="When not found: why")
     repository: str | None = None
     qualified_name: str | None = None
     kind: str | None = None
@@ -115,9 +139,9 @@ class SymbolOut(BaseModel):
     evidence: Evidence | None = None
 
     @classmethod
-    def of(cls, key: str, view: SymbolView | None) -> SymbolOut:
+    def of(cls, key: str, view: SymbolView | None, why: StrataError | None = None) -> SymbolOut:
         if view is None:
-            return cls(found=False, id=key)
+            return cls(found=False, id=key, reason=Reason.of(why))
         st = view.state
         return cls(
             found=True,
@@ -196,6 +220,12 @@ class ImpactOut(BaseModel):
     entrypoints: list[Call]
     tests: list[Call]
     total_callers: int
+    truncated: bool = Field(
+        default=False, description="True when a list holds only the first `first` found"
+    )
+    truncated_lists: list[str] = Field(
+        default_factory=list, description="Which of callers, entrypoints, tests were cut"
+    )
     unresolved: UnresolvedOut
 
 
@@ -254,15 +284,18 @@ class ChangesOut(BaseModel):
 class RequirementOut(BaseModel):
     found: bool
     id: str
+    reason: Reason | None = Field(default=None, description="When not found: why")
     text: str | None = None
     ears: str | None = None
     valid_at: datetime | None = None
     evidence: Evidence | None = None
 
     @classmethod
-    def of(cls, req_id: str, entity: Entity | None) -> RequirementOut:
+    def of(
+        cls, req_id: str, entity: Entity | None, why: StrataError | None = None
+    ) -> RequirementOut:
         if entity is None:
-            return cls(found=False, id=req_id)
+            return cls(found=False, id=req_id, reason=Reason.of(why))
         st = entity.state
         line = st.get("line")
         return cls(

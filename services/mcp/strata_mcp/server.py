@@ -12,48 +12,49 @@ same client view the API gives it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from strata.code.changes import CodeChanges
-from strata.code.reads import MAX_DEPTH, CodeReads
+from strata.code.reads import MAX_DEPTH, MAX_FIRST, CodeReads
 from strata.errors import NotFound, StrataError
+from strata.graph.absence import BeforeHistory, cut_lists
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.ontology.model import Ontology
 from strata.search.service import SearchService
 from strata.security import Principal
 from strata.settings import Settings
-from strata.trace.reads import TraceReads
-from strata_api.graphql.errors import client_view
+from strata.temporal import AsOf
+from strata_mcp.absence import Absence
+from strata_mcp.absence import tool_error as _tool_error
 from strata_mcp.access import Access
 from strata_mcp.card_tools import register_card_tools
 from strata_mcp.context_models import CodeChangesOut
 from strata_mcp.context_tools import register_context_tools
 from strata_mcp.models import (
     AsOfArg,
+    AsOfParam,
     Call,
     CallsOut,
     ChangeOut,
     ChangesOut,
     HistoryOut,
     ImpactOut,
-    Link,
-    LinksOut,
-    RequirementOut,
+    Repository,
     SearchOut,
     SymbolOut,
     UnresolvedOut,
     UnresolvedSiteOut,
     Version,
 )
+from strata_mcp.trace_tools import register_trace_tools
 
 T = TypeVar("T")
 
@@ -67,10 +68,6 @@ believed, at another moment."""
 SymbolId = Annotated[
     str, Field(min_length=3, max_length=2000, description="A symbol id from `search`")
 ]
-AsOfParam = Annotated[
-    AsOfArg | None, Field(description="Read as of {valid_at, known_at}; default now, now")
-]
-Repository = Annotated[str, Field(min_length=1, max_length=200, description="Repository name")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +78,6 @@ class Core:
     gateway: Gateway
     ontology: Ontology
     search: SearchService
-
-
-def _repo_of_key(key: str) -> str:
-    return key.split("|", 1)[0].replace("%7C", "|").replace("%25", "%")
 
 
 def _repos(principal: Principal) -> list[str] | None:
@@ -106,6 +99,8 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
         except StrataError as exc:
             raise _tool_error(exc, expose) from None
 
+    absence = Absence(core.gateway, core.ontology, run, timeout, expose)
+
     async def who(ctx: Context) -> Principal:
         try:
             return await access.principal(ctx.headers)
@@ -115,14 +110,20 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
     async def readable_symbol(ctx: Context, key: str, as_of: AsOfArg | None) -> Principal:
         """The caller, once the symbol exists as of the moment and the key may read it."""
         principal = await who(ctx)
+        repo, label = absence.key(key)
         pair = AsOfArg.resolve(as_of)
         view = None
-        if principal.can_read(_repo_of_key(key)):
+        readable = principal.can_read(repo)
+        if readable:
             view = await run(code.symbol, key, pair, repos=_repos(principal), timeout=timeout)
         if view is None:
+            why = await absence.reason(repo, pair, label=label, key=key, readable=readable)
+            if isinstance(why, BeforeHistory):
+                raise _tool_error(why, expose)
+            because = f": {why.message}" if why is not None else ""
             raise _tool_error(
                 NotFound(
-                    f"no symbol {key!r} as of {pair.valid_at.isoformat()}",
+                    f"no symbol {key!r} as of {pair.valid_at.isoformat()}{because}",
                     hint="take ids from `search` (they look like repo|ref|path|qualname)",
                 ),
                 expose,
@@ -161,16 +162,22 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
             repos=_repos(principal),
             timeout=timeout,
         )
+        if not result.hits:  # an unknown repository was refused above: is it the moment?
+            await absence.refuse_before_history(repository, AsOfArg.resolve(as_of))
         return SearchOut.of(result)
 
     @mcp.tool(description="A symbol by id as of a moment: kind, signature, docstring, evidence.")
     async def symbol(id: SymbolId, ctx: Context, as_of: AsOfParam = None) -> SymbolOut:
         principal = await who(ctx)
-        if not principal.can_read(_repo_of_key(id)):
-            return SymbolOut.of(id, None)
-        view = await run(
-            code.symbol, id, AsOfArg.resolve(as_of), repos=_repos(principal), timeout=timeout
-        )
+        repo, _ = absence.key(id, "Symbol")
+        pair = AsOfArg.resolve(as_of)
+        readable = principal.can_read(repo)
+        view = None
+        if readable:
+            view = await run(code.symbol, id, pair, repos=_repos(principal), timeout=timeout)
+        if view is None:
+            why = await absence.reason(repo, pair, key=id, readable=readable)
+            return SymbolOut.of(id, None, why or NotFound(f"no symbol {id!r} as of then"))
         return SymbolOut.of(id, view)
 
     async def walk(
@@ -233,17 +240,21 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
             code.impact,
             id,
             AsOfArg.resolve(as_of),
-            first=first,
+            first=first + 1,  # one more than shown: each list knows whether it was cut
             repos=_repos(principal),
             timeout=timeout,
         )
         unseen = view.unresolved
+        lists = {"callers": view.callers, "entrypoints": view.entrypoints, "tests": view.tests}
+        cut = cut_lists(lists, first, total=view.total, cap=MAX_FIRST)
         return ImpactOut(
             id=id,
-            callers=[Call.of(h) for h in view.callers],
-            entrypoints=[Call.of(h) for h in view.entrypoints],
-            tests=[Call.of(h) for h in view.tests],
+            callers=[Call.of(h) for h in view.callers[:first]],
+            entrypoints=[Call.of(h) for h in view.entrypoints[:first]],
+            tests=[Call.of(h) for h in view.tests[:first]],
             total_callers=view.total,
+            truncated=bool(cut),
+            truncated_lists=cut,
             unresolved=UnresolvedOut(
                 count=unseen.count,
                 by_name=dict(unseen.by_name),
@@ -262,12 +273,16 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
         first: Annotated[int, Field(ge=1, le=500)] = 50,
     ) -> HistoryOut:
         principal = await who(ctx)
-        if not principal.can_read(_repo_of_key(id)):
-            return HistoryOut(id=id, versions=[])
-        if kind == "Symbol":  # its versions' spans, from the File layouts (ontology v4)
-            versions = await run(code.history, id, limit=first, timeout=timeout)
-        else:
-            versions = await run(reads.state_history, kind, id, limit=first, timeout=timeout)
+        repo, _ = absence.key(id, kind)
+        readable = principal.can_read(repo)
+        versions = []
+        if readable:
+            if kind == "Symbol":  # its versions' spans, from the File layouts (ontology v4)
+                versions = await run(code.history, id, limit=first, timeout=timeout)
+            else:
+                versions = await run(reads.state_history, kind, id, limit=first, timeout=timeout)
+        if not versions:
+            await absence.refuse(repo, label=kind, key=id, readable=readable)
         return HistoryOut(id=id, versions=[Version.of(v) for v in versions])
 
     @mcp.tool(
@@ -302,54 +317,15 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
             )  # fmt: skip
             return ChangesOut(repository=repository, changes=[], code=CodeChangesOut.of(page))
         found = await run(reads.changes, repository, start, end, axis=axis, limit=first)
+        if not found:
+            moment = AsOf.at(valid_at=end) if axis == "valid" else AsOf.at(known_at=end)
+            await absence.refuse(repository, moment)
         return ChangesOut(repository=repository, changes=[ChangeOut.of(c) for c in found])
 
-    _trace_tools(mcp, core, who, run)
-    register_context_tools(mcp, core, who, run)
+    register_trace_tools(mcp, core, who, run, absence)
+    register_context_tools(mcp, core, who, run, absence.refuse_before_history)
     register_card_tools(mcp, core, who, run)
     return mcp
-
-
-def _trace_tools(
-    mcp: MCPServer,
-    core: Core,
-    who: Callable[[Context], Awaitable[Principal]],
-    run: Callable[..., Awaitable[Any]],
-) -> None:
-    """requirement and tests_for: the trace layer's reads, on the same checks."""
-    timeout = core.settings.request_timeout_s
-    trace = TraceReads(core.gateway)
-    req_key = core.ontology.node("Requirement").make_key
-
-    @mcp.tool(description="A requirement (REQ-###) as of a moment: text, EARS pattern, evidence.")
-    async def requirement(
-        id: str, repository: Repository, ctx: Context, as_of: AsOfParam = None
-    ) -> RequirementOut:
-        principal = await who(ctx)
-        if not principal.can_read(repository):
-            return RequirementOut.of(id, None)
-        key = req_key({"repo": repository, "req_id": id})
-        found = await run(trace.requirement, key, AsOfArg.resolve(as_of), timeout=timeout)
-        return RequirementOut.of(id, found)
-
-    @mcp.tool(description="The tests linked to a requirement (VERIFIED_BY), with status.")
-    async def tests_for(
-        requirement: str, repository: Repository, ctx: Context, as_of: AsOfParam = None
-    ) -> LinksOut:
-        principal = await who(ctx)
-        if not principal.can_read(repository):
-            return LinksOut(requirement=requirement, links=[])
-        key = req_key({"repo": repository, "req_id": requirement})
-        links = await run(
-            trace.links_from, key, AsOfArg.resolve(as_of), types=["VERIFIED_BY"], timeout=timeout
-        )
-        return LinksOut(requirement=requirement, links=[Link.of(v) for v in links])
-
-
-def _tool_error(exc: StrataError, expose: bool) -> ToolError:
-    message, extensions = client_view(exc, expose_internal=expose)
-    hint = f" (hint: {extensions['hint']})" if extensions.get("hint") else ""
-    return ToolError(f"{extensions['code']}: {message}{hint}")
 
 
 def open_core(settings: Settings) -> Core:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from strata.cli.answer import rows_of
 from strata.cli.console import console, err_console, settings
-from strata.errors import EnvironmentProblem, StrataError
+from strata.cli.output import Format, note, print_compact, print_json, print_table
+from strata.errors import EnvironmentProblem, StrataError, ValidationError
 
 API_KEY = typer.Option(None, envvar="STRATA_API_KEY", help="API key (or STRATA_API_KEY).")
 URL = typer.Option(None, help="API base URL (default: the local stack).")
@@ -33,8 +34,9 @@ class ApiError(StrataError):
 
 def post(query: str, variables: dict[str, Any], *, url: str | None, api_key: str | None) -> Any:
     """One GraphQL request; the decoded JSON answer (HTTP errors become clear messages)."""
-    s = settings()
-    base = url or f"http://{s.api_host}:{s.api_port}"
+    import httpx
+
+    base = url or _default_base()
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         response = httpx.post(
@@ -58,17 +60,57 @@ def post(query: str, variables: dict[str, Any], *, url: str | None, api_key: str
         raise ApiError(f"the API answered {response.status_code}: {response.text[:300]}") from exc
 
 
+def _default_base() -> str:
+    s = settings()
+    return f"http://{s.api_host}:{s.api_port}"
+
+
 def graphql(
     query: str = typer.Argument(..., help="A GraphQL document, e.g. '{ version }'."),
     variables: str = typer.Option("{}", help="Variables as a JSON object."),
+    fmt: Format = typer.Option(
+        Format.json,
+        "--format",
+        help="json (the whole answer), table, or compact (one tab-separated line per row "
+        "of the first list in the answer).",
+    ),
     url: str | None = URL,
     api_key: str | None = API_KEY,
 ) -> None:
-    """Send one GraphQL query to the running API and print the JSON answer."""
-    answer = post(query, json.loads(variables), url=url, api_key=api_key)
-    console.print_json(data=answer)
+    """Send one GraphQL query to the running API and print the answer (exit 1 on errors)."""
+    try:
+        parsed = json.loads(variables)
+    except ValueError as exc:
+        raise ValidationError(f"--variables is not JSON: {exc}") from exc
+    if not isinstance(parsed, dict):
+        raise ValidationError("--variables must be a JSON object")
+    answer = post(query, parsed, url=url, api_key=api_key)
+    if fmt is Format.json:
+        print_json(answer)
+    else:
+        rows = rows_of(answer.get("data"))
+        if fmt is Format.compact:
+            print_compact(rows.rows)
+        else:
+            print_table(rows.headers, rows.rows, fold=rows.headers)
+        for remark in rows.notes():
+            note(remark)
+        # Why an empty answer is empty (the API's extensions.reasons, shaped like errors).
+        for reason in (answer.get("extensions") or {}).get("reasons") or []:
+            note(_error_line(reason))
+        for error in answer.get("errors") or []:
+            print(f"error: {_error_line(error)}", file=sys.stderr)
     if answer.get("errors"):
         raise typer.Exit(1)
+
+
+def _error_line(error: dict[str, Any]) -> str:
+    """One GraphQL error (or reason) as `CODE at path: message (hint: ...)`."""
+    extensions = error.get("extensions") or error  # a reason carries its code and hint itself
+    where = ".".join(str(p) for p in error.get("path") or [])
+    head = " ".join(p for p in (extensions.get("code"), f"at {where}" if where else "") if p)
+    line = f"{head}: {error.get('message', '?')}" if head else str(error.get("message", error))
+    return f"{line} (hint: {extensions['hint']})" if extensions.get("hint") else line
 
 
 def reindex(
@@ -134,6 +176,8 @@ def follow_job(
     heartbeat stopped) prints its error and exits 1; a job that vanished, or is
     still running after ``timeout``, is an ApiError (exit 1 as well).
     """
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     deadline = time.monotonic() + timeout
     with Progress(
         SpinnerColumn(),

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from strata.cli.console import say, settings
-from strata.graph import backup
-from strata.graph.backup import BackupSummary
-from strata.graph.gateway import Gateway
-from strata.ontology import load_ontology
+
+if TYPE_CHECKING:
+    from strata.graph.backup import BackupSummary
 
 app = typer.Typer(
     help="Back up the graph to one file and restore it into a fresh store.",
@@ -35,6 +35,10 @@ def dump(
     path: Path = typer.Argument(..., help="Backup file to write (gzip'd JSON lines)."),
 ) -> None:
     """Write every node and relationship to PATH (written to PATH.partial, then renamed)."""
+    from strata.graph import backup
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         summary = backup.dump(gateway, load_ontology(s.ontology_dir), path, progress=_progress)
@@ -47,6 +51,10 @@ def restore(
 ) -> None:
     """Load PATH into an empty graph (checked whole first; needs the same STRATA_SECRET_KEY
     for API keys and webhook secrets to keep working)."""
+    from strata.graph import backup
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         summary = backup.restore(

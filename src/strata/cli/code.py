@@ -5,19 +5,17 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from strata.cli.console import console, say, settings
-from strata.code.indexer import IndexResult
-from strata.code.service import CodeService
 from strata.errors import ValidationError
-from strata.graph.gateway import Gateway
-from strata.jobs import REPO_NAME_PATTERN
-from strata.ontology import load_ontology
+
+if TYPE_CHECKING:
+    from strata.code.indexer import IndexResult
 
 
 def index(
@@ -29,6 +27,11 @@ def index(
     commits: int | None = typer.Option(None, min=1, help="Also index the last N commits."),
 ) -> None:
     """Index a repository (default: its HEAD only; --since/--commits for history)."""
+    from strata.code.service import CodeService
+    from strata.graph.gateway import Gateway
+    from strata.jobs import REPO_NAME_PATTERN
+    from strata.ontology import load_ontology
+
     name = repo or path.resolve().name.removesuffix(".git")
     if not re.match(REPO_NAME_PATTERN, name):
         raise ValidationError(

@@ -1,12 +1,19 @@
-"""Shared rich console and the settings every command reads once."""
+"""Shared rich console and the settings every command reads once.
+
+Nothing here (nor in any command module's top level) imports the settings, the
+graph driver or a layer: `strata --help` and `strata graphql` pay only for what
+they use. Commands import what they need inside their bodies.
+"""
 
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from strata.settings import Settings, load_settings
+if TYPE_CHECKING:
+    from strata.settings import Settings
 
 console = Console()
 err_console = Console(stderr=True)
@@ -15,6 +22,8 @@ err_console = Console(stderr=True)
 @cache
 def settings() -> Settings:
     """The process's settings, read on first use by a command."""
+    from strata.settings import load_settings
+
     return load_settings()
 
 

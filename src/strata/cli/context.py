@@ -10,13 +10,6 @@ import typer
 
 from strata.cli.console import settings
 from strata.cli.search import _time
-from strata.context.builder import ContextBuilder
-from strata.context.sources import git_blobs
-from strata.graph.gateway import Gateway
-from strata.ontology import load_ontology
-from strata.search.docs import SearchIndex, embedder_for
-from strata.search.service import SearchService
-from strata.temporal import AsOf
 
 
 class Format(StrEnum):
@@ -39,6 +32,14 @@ def context(
     known_at: str | None = typer.Option(None, help="As of this transaction time (ISO 8601)."),
 ) -> None:
     """A context pack for a task: routed, gathered, gated, cited, within the budget."""
+    from strata.context.builder import ContextBuilder
+    from strata.context.sources import git_blobs
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+    from strata.search.docs import SearchIndex, embedder_for
+    from strata.search.service import SearchService
+    from strata.temporal import AsOf
+
     s = settings()
 
     def locate(name: str) -> Path:

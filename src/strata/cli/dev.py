@@ -5,9 +5,6 @@ from __future__ import annotations
 import typer
 
 from strata.cli.console import say, settings
-from strata.devstack import neo4j as neo4j_dev
-from strata.devstack.neo4j import Neo4jServer
-from strata.devstack.redis import RedisServer
 
 app = typer.Typer(
     help="Local development services (real Neo4j and Redis, no Docker).", no_args_is_help=True
@@ -23,6 +20,8 @@ app.add_typer(redis_app, name="redis")
 @neo4j_app.command("install")
 def neo4j_install() -> None:
     """Resolve Neo4j from Maven Central and compile the launcher."""
+    from strata.devstack import neo4j as neo4j_dev
+
     paths = neo4j_dev.install(settings().var_dir, quiet=False)
     say(f"[green]neo4j runtime ready[/] in {paths.cache}")
 
@@ -30,6 +29,8 @@ def neo4j_install() -> None:
 @neo4j_app.command("start")
 def neo4j_start(timeout: float = typer.Option(120.0, help="Seconds to wait for Bolt.")) -> None:
     """Start Neo4j in the background; returns once Bolt answers a query."""
+    from strata.devstack.neo4j import Neo4jServer
+
     server = Neo4jServer.from_settings(settings())
     started = server.start(timeout=timeout)
     say(
@@ -41,6 +42,8 @@ def neo4j_start(timeout: float = typer.Option(120.0, help="Seconds to wait for B
 @neo4j_app.command("stop")
 def neo4j_stop() -> None:
     """Stop Neo4j cleanly (SIGTERM: checkpoint and close the store)."""
+    from strata.devstack.neo4j import Neo4jServer
+
     stopped = Neo4jServer.from_settings(settings()).stop()
     say("neo4j stopped" if stopped else "neo4j was not running")
 
@@ -48,6 +51,8 @@ def neo4j_stop() -> None:
 @neo4j_app.command("status")
 def neo4j_status() -> None:
     """Is Neo4j running?"""
+    from strata.devstack.neo4j import Neo4jServer
+
     server = Neo4jServer.from_settings(settings())
     pid = server.proc.pid()
     say(f"neo4j running (pid {pid}) at {server.uri}" if pid else "neo4j stopped")
@@ -58,6 +63,8 @@ def neo4j_status() -> None:
 @redis_app.command("start")
 def redis_start() -> None:
     """Start Redis on loopback (installs Debian's redis-server if missing and root)."""
+    from strata.devstack.redis import RedisServer
+
     server = RedisServer.from_settings(settings())
     started = server.start()
     say(f"[green]redis {'started' if started else 'already running'}[/] at {server.url}")
@@ -66,6 +73,8 @@ def redis_start() -> None:
 @redis_app.command("stop")
 def redis_stop() -> None:
     """Stop Redis."""
+    from strata.devstack.redis import RedisServer
+
     stopped = RedisServer.from_settings(settings()).stop()
     say("redis stopped" if stopped else "redis was not running")
 
@@ -73,6 +82,8 @@ def redis_stop() -> None:
 @redis_app.command("status")
 def redis_status() -> None:
     """Is Redis running?"""
+    from strata.devstack.redis import RedisServer
+
     server = RedisServer.from_settings(settings())
     pid = server.proc.pid()
     say(f"redis running (pid {pid}) at {server.url}" if pid else "redis stopped")

@@ -6,9 +6,6 @@ import typer
 from rich.table import Table
 
 from strata.cli.console import console, say, settings
-from strata.graph.gateway import Gateway
-from strata.graph.integrity import check_repository
-from strata.ontology import load_ontology
 
 
 def check_integrity(
@@ -19,6 +16,10 @@ def check_integrity(
 
     Exits 0 when the repository's facts hold both invariants, 1 when not.
     """
+    from strata.graph.gateway import Gateway
+    from strata.graph.integrity import check_repository
+    from strata.ontology import load_ontology
+
     s = settings()
     with Gateway.connect(s) as gateway:
         report = check_repository(gateway, load_ontology(s.ontology_dir), repo, limit=limit)

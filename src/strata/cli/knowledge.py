@@ -15,7 +15,6 @@ from rich.table import Table
 
 from strata.cli.api import API_KEY, URL, follow_job, mutate
 from strata.cli.console import console, err_console, say, settings
-from strata.registry import check_repo_name
 
 app = typer.Typer(help="Documents through graphiti: ingest, or queue an ingest.")
 
@@ -42,6 +41,7 @@ def ingest(
     from strata.graph.gateway import Gateway
     from strata.knowledge.ingest import ingest_documents
     from strata.ontology import load_ontology
+    from strata.registry import check_repo_name
 
     name = check_repo_name(repo or path.resolve().name.removesuffix(".git"))
     s = settings()

@@ -5,8 +5,11 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.table import Table
 
+# Every command module is cheap to import (typer, rich, the standard library):
+# the settings, the graph driver and the layers load inside the command that
+# runs, so `strata --help` and `strata graphql` never pay for them
+# (tests/unit/cli/test_imports.py holds that).
 from strata.cli import (
     admin,
     api,
@@ -25,10 +28,7 @@ from strata.cli import (
 from strata.cli.console import console, err_console, say, settings
 from strata.cli.context import context
 from strata.cli.integrity import check_integrity
-from strata.devstack import stack
 from strata.errors import StrataError
-from strata.graph import migrations
-from strata.graph.gateway import Gateway
 
 app = typer.Typer(
     help="Strata: a bitemporal knowledge-graph memory for AI coding agents.",
@@ -59,6 +59,8 @@ app.command("check-integrity")(check_integrity)
 @app.command()
 def up() -> None:
     """Start Neo4j, Redis, migrations, the API and one worker per queue."""
+    from strata.devstack import stack
+
     stack.up(settings(), say)
     say("[green]stack is up[/] (logs under var/log; `strata status`, `strata down`)")
 
@@ -66,6 +68,8 @@ def up() -> None:
 @app.command()
 def down() -> None:
     """Stop the whole local stack."""
+    from strata.devstack import stack
+
     stack.down(settings(), say)
     say("stack is down")
 
@@ -73,6 +77,10 @@ def down() -> None:
 @app.command()
 def status() -> None:
     """Show each component of the local stack."""
+    from rich.table import Table
+
+    from strata.devstack import stack
+
     table = Table("component", "state", "pid", "detail")
     rows = stack.status(settings())
     for row in rows:
@@ -86,6 +94,9 @@ def status() -> None:
 @app.command()
 def migrate() -> None:
     """Apply pending Cypher migrations in order (a re-run applies nothing)."""
+    from strata.graph import migrations
+    from strata.graph.gateway import Gateway
+
     s = settings()
     with Gateway.connect(s) as gateway:
         applied = migrations.migrate(gateway, s.migrations_dir)

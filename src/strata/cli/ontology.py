@@ -6,8 +6,6 @@ import typer
 from rich.table import Table
 
 from strata.cli.console import console, say, settings
-from strata.ontology import load_ontology
-from strata.ontology.schema import schema_statements
 
 app = typer.Typer(help="The versioned ontology (ontology/strata.vN.yaml).", no_args_is_help=True)
 
@@ -17,6 +15,8 @@ def check(
     version: int | None = typer.Option(None, help="Version to check (default: newest)."),
 ) -> None:
     """Validate the ontology file and print a summary table."""
+    from strata.ontology import load_ontology
+
     ontology = load_ontology(settings().ontology_dir, version)
     nodes = Table(
         "label",
@@ -55,5 +55,8 @@ def check(
 @app.command("schema")
 def schema(version: int | None = typer.Option(None, help="Version (default: newest).")) -> None:
     """Print the constraints and indexes this ontology needs (for a new migration)."""
+    from strata.ontology import load_ontology
+    from strata.ontology.schema import schema_statements
+
     for statement in schema_statements(load_ontology(settings().ontology_dir, version)):
         console.print(f"{statement};", highlight=False, soft_wrap=True)

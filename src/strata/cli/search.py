@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import datetime
-from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Column, Table
 
 from strata.cli.console import settings
+from strata.cli.output import Format, compact_line, note, print_compact, print_json, print_table
 from strata.errors import ValidationError
-from strata.graph.gateway import Gateway
-from strata.search.docs import SearchIndex, embedder_for
-from strata.search.service import SearchHit, SearchResult, SearchService
-from strata.temporal import AsOf
 
+if TYPE_CHECKING:
+    from strata.search.service import SearchHit, SearchResult
 
-class Format(StrEnum):
-    table = "table"
-    json = "json"
-    compact = "compact"
+HEADERS = ("score", "kind", "name", "where", "commit", "why")
 
 
 def search(
@@ -41,6 +33,11 @@ def search(
     ),
 ) -> None:
     """Search a repository: full text, vectors and graph proximity, fused by rank."""
+    from strata.graph.gateway import Gateway
+    from strata.search.docs import SearchIndex, embedder_for
+    from strata.search.service import SearchService
+    from strata.temporal import AsOf
+
     s = settings()
     with Gateway.connect(s) as gateway:
         index = SearchIndex(gateway, embedder_for(s))
@@ -63,14 +60,13 @@ def search(
             as_of=AsOf.at(_time(valid_at, "--valid-at"), _time(known_at, "--known-at")),
         )
     if fmt is Format.json:
-        print(json.dumps(as_json(result), indent=2))
+        print_json(as_json(result))
     elif fmt is Format.compact:
-        for hit in result.hits:
-            print(compact(hit))
+        print_compact(_cells(hit) for hit in result.hits)
     else:
-        _table(result)
-    for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print_table(HEADERS, (_cells(hit) for hit in result.hits), fold=("name", "where"))
+    for remark in result.notes:
+        note(remark)
 
 
 def _time(value: str | None, option: str) -> datetime | None:
@@ -94,12 +90,14 @@ def _where(hit: SearchHit) -> str:
     return f"{ev.path}{lines}"
 
 
+def _cells(hit: SearchHit) -> list[str]:
+    commit = (hit.evidence.commit or "")[:12]
+    return [f"{hit.score:.4f}", hit.kind, hit.qualified_name, _where(hit), commit, _why(hit)]
+
+
 def compact(hit: SearchHit) -> str:
     """One line per hit: score, kind, name, where, commit, why (tab-separated)."""
-    commit = (hit.evidence.commit or "")[:12]
-    return "\t".join(
-        [f"{hit.score:.4f}", hit.kind, hit.qualified_name, _where(hit), commit, _why(hit)]
-    )
+    return compact_line(_cells(hit))
 
 
 def as_json(result: SearchResult) -> dict[str, Any]:
@@ -130,28 +128,3 @@ def as_json(result: SearchResult) -> dict[str, Any]:
             for h in result.hits
         ],
     }
-
-
-def _table(result: SearchResult) -> None:
-    # Not a terminal: no width limit, so a pipe gets every column whole.
-    out = Console() if sys.stdout.isatty() else Console(width=10_000, no_color=True)
-    # On a narrow terminal names and paths wrap whole instead of ending in "…".
-    table = Table(
-        "score",
-        "kind",
-        Column("name", overflow="fold"),
-        Column("where", overflow="fold"),
-        "commit",
-        "why",
-        box=None,
-    )
-    for hit in result.hits:
-        table.add_row(
-            f"{hit.score:.4f}",
-            hit.kind,
-            hit.qualified_name,
-            _where(hit),
-            (hit.evidence.commit or "")[:12],
-            _why(hit),
-        )
-    out.print(table)

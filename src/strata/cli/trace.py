@@ -6,21 +6,10 @@ import fnmatch
 from pathlib import Path
 
 import typer
-import yaml
 from rich.table import Table
 
 from strata.cli.console import console, err_console, say, settings
-from strata.code.service import CodeService
 from strata.errors import NotFound, StrataError, ValidationError
-from strata.git import Git, open_repository
-from strata.graph.gateway import Gateway
-from strata.knowledge.requirements import REQ_ID
-from strata.ontology import load_ontology
-from strata.rebuild import rebuild as replay
-from strata.registry import RepoRegistry
-from strata.security import ServerKeys
-from strata.temporal import AsOf
-from strata.trace.reads import TraceReads, findings
 
 app = typer.Typer(help="Traceability: requirements, links, and the CI gate.", no_args_is_help=True)
 
@@ -31,6 +20,10 @@ def _scope(path: Path | None) -> tuple[set[str] | None, list[str]]:
     A scope that names nothing, or an id that is not shaped like ``REQ-001``, is
     a misconfigured gate, not an empty change: it is refused.
     """
+    import yaml
+
+    from strata.knowledge.requirements import REQ_ID
+
     if path is None:
         return None, []
     try:
@@ -70,6 +63,11 @@ def check(
     when one of its links is STALE, when a trace file was refused (or a requirement
     dropped), or when the change touches files outside the scope. A misconfigured
     gate (unknown repository, undeclared or malformed ids, an empty scope) exits 2."""
+    from strata.git import Git
+    from strata.graph.gateway import Gateway
+    from strata.temporal import AsOf
+    from strata.trace.reads import TraceReads, findings
+
     try:
         wanted, globs = _scope(scope)
         s = settings()
@@ -149,6 +147,14 @@ def rebuild(
     yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
 ) -> None:
     """Drop the repository's projection and replay it from git (documents are kept)."""
+    from strata.code.service import CodeService
+    from strata.git import open_repository
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+    from strata.rebuild import rebuild as replay
+    from strata.registry import RepoRegistry
+    from strata.security import ServerKeys
+
     s = settings()
     with Gateway.connect(s) as gateway:
         registration = RepoRegistry(gateway, ServerKeys(s.secret_key.get_secret_value())).get(

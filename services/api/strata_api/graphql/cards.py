@@ -6,6 +6,8 @@ import strawberry
 
 from strata.cards import CardService
 from strata.cards.lint import lint_repository
+from strata.errors import NotFound
+from strata_api.graphql.absence import say_why
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.cards import Card
@@ -24,13 +26,17 @@ class CardQuery:
         as_of: AsOfInput | None = None,
     ) -> Card | None:
         context = info.context
-        if not context.principal.can_read(repository):
+        when = AsOfInput.resolve(as_of)
+        readable = context.principal.can_read(repository)
+        found = []
+        if readable:
+            service = CardService(context.gateway, context.ontology)
+            found = await context.run(service.cards, repository, ref, when, package=package)
+        if not found:
+            missing = NotFound(f"no card of package {package!r} in {repository}/{ref} as of then")
+            await say_why(info, repository, when, readable=readable, otherwise=missing)
             return None
-        service = CardService(context.gateway, context.ontology)
-        found = await context.run(
-            service.cards, repository, ref, AsOfInput.resolve(as_of), package=package
-        )
-        return Card.from_domain(found[0]) if found else None
+        return Card.from_domain(found[0])
 
     @strawberry.field(
         description=(
@@ -49,9 +55,15 @@ class CardQuery:
     ) -> list[Card]:
         context = info.context
         if not context.principal.can_read(repository):
+            await say_why(info, repository, readable=False)
             return []
         service = CardService(context.gateway, context.ontology)
         found = await context.run(service.with_staleness, repository, ref)
+        if not found:
+            none = NotFound(
+                f"no cards of {repository}/{ref} yet", hint="build them: `strata cards build`"
+            )
+            await say_why(info, repository, otherwise=none)
         return [
             Card.from_domain(card, staleness)
             for card, staleness in found

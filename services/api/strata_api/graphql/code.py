@@ -14,9 +14,12 @@ from datetime import datetime
 
 import strawberry
 
-from strata.code.reads import MAX_DEPTH
+from strata.code.reads import MAX_DEPTH, MAX_FIRST
+from strata.graph.absence import cut_lists
 from strata.search.lookup import fuzzy_symbols
-from strata_api.graphql.arguments import bounded, decode_cursor, repo_of_key
+from strata.temporal import AsOf
+from strata_api.graphql.absence import checked_key, read_or_say_why, say_why
+from strata_api.graphql.arguments import bounded, decode_cursor
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.call import CallEdge, Impact, UnresolvedCalls
@@ -38,10 +41,16 @@ class CodeQuery:
         self, info: Info, id: strawberry.ID, as_of: AsOfInput | None = None
     ) -> Symbol | None:
         context = info.context
-        if not context.principal.can_read(repo_of_key(str(id))):
-            return None
-        view = await context.run(
-            context.code.symbol, str(id), AsOfInput.resolve(as_of), repos=context.readable_names()
+        key = str(id)
+        repo, _ = checked_key(info, key, "Symbol")
+        when = AsOfInput.resolve(as_of)
+        view = await read_or_say_why(
+            info,
+            repo,
+            when,
+            lambda: context.run(context.code.symbol, key, when, repos=context.readable_names()),
+            key=key,
+            one=True,
         )
         return Symbol.from_domain(view) if view else None
 
@@ -68,9 +77,10 @@ class CodeQuery:
             if fuzzy
             else context.code.find_symbols
         )
+        when = AsOfInput.resolve(as_of)
         views = await context.run(
             reader,
-            AsOfInput.resolve(as_of),
+            when,
             name=filter.name,
             qualified_name=filter.qualified_name,
             repo=filter.repository,
@@ -81,6 +91,13 @@ class CodeQuery:
             after=decode_cursor(after),
             repos=context.readable_names(),
         )
+        if not views and filter.repository is not None and not after:
+            await say_why(
+                info,
+                filter.repository,
+                when,
+                readable=context.principal.can_read(filter.repository),
+            )
         return SymbolConnection.from_domain(views, first)
 
     @strawberry.field(description="Who calls the symbol, up to `depth` hops (max 5).")
@@ -118,20 +135,28 @@ class CodeQuery:
     ) -> Impact:
         context = info.context
         first = context.page(first)
-        if not context.principal.can_read(repo_of_key(str(symbol))):
+        key = str(symbol)
+        repo, label = checked_key(info, key)
+        when = AsOfInput.resolve(as_of)
+        if not context.principal.can_read(repo):
+            await say_why(info, repo, when, label=label, key=key, readable=False)
             return Impact(callers=[], entrypoints=[], tests=[])
+        # One more than shown, so each list knows whether it was cut.
         view = await context.run(
-            context.code.impact,
-            str(symbol),
-            AsOfInput.resolve(as_of),
-            first=first,
-            repos=context.readable_names(),
+            context.code.impact, key, when, first=first + 1, repos=context.readable_names()
         )
+        if not view.callers:
+            await say_why(info, repo, when, label=label, key=key)
+        lists = {"callers": view.callers, "entrypoints": view.entrypoints, "tests": view.tests}
+        cut = cut_lists(lists, first, total=view.total, cap=MAX_FIRST)
         return Impact(
-            callers=[CallEdge.from_domain(h) for h in view.callers],
-            entrypoints=[CallEdge.from_domain(h) for h in view.entrypoints],
-            tests=[CallEdge.from_domain(h) for h in view.tests],
+            callers=[CallEdge.from_domain(h) for h in view.callers[:first]],
+            entrypoints=[CallEdge.from_domain(h) for h in view.entrypoints[:first]],
+            tests=[CallEdge.from_domain(h) for h in view.tests[:first]],
             unresolved=UnresolvedCalls.from_domain(view.unresolved),
+            total_callers=view.total,
+            truncated=bool(cut),
+            truncated_lists=cut,
         )
 
     @strawberry.field(description="Every version of an entity's state, with its four times.")
@@ -139,15 +164,21 @@ class CodeQuery:
         self, info: Info, id: strawberry.ID, kind: EntityKind = EntityKind.SYMBOL
     ) -> list[FactVersion]:
         context = info.context
-        if not context.principal.can_read(repo_of_key(str(id))):
-            return []
+        key = str(id)
+        repo, _ = checked_key(info, key, kind.value)
         if kind == EntityKind.SYMBOL:  # its versions' spans, from the File layouts (v4)
-            versions = await context.run(context.code.history, str(id), limit=MAX_CHANGES)
+            history = functools.partial(context.code.history, key)
         else:
-            versions = await context.run(
-                context.graph.state_history, kind.value, str(id), limit=MAX_CHANGES
-            )
-        return [FactVersion.from_domain(v) for v in versions]
+            history = functools.partial(context.graph.state_history, kind.value, key)
+        versions = await read_or_say_why(
+            info,
+            repo,
+            AsOf.at(),
+            lambda: context.run(history, limit=MAX_CHANGES),
+            label=kind.value,
+            key=key,
+        )
+        return [FactVersion.from_domain(v) for v in versions or []]
 
     @strawberry.field(description="Facts opened and closed in a repository between two instants.")
     async def changes(
@@ -161,22 +192,26 @@ class CodeQuery:
     ) -> list[Change]:
         context = info.context
         first = context.page(first)
-        if not context.principal.can_read(repository):
-            return []
         # Reads.changes takes no timeout yet; the router's budget still ends the request.
-        found = await asyncio.to_thread(
-            context.graph.changes, repository, start, end, axis=axis.value, limit=first
+        found = await read_or_say_why(
+            info,
+            repository,
+            window_end(end, axis),
+            lambda: asyncio.to_thread(
+                context.graph.changes, repository, start, end, axis=axis.value, limit=first
+            ),
         )
-        return [Change.from_domain(c) for c in found]
+        return [Change.from_domain(c) for c in found or []]
 
     @strawberry.field(description="A repository and its indexed refs, as of a moment.")
     async def repository(
         self, info: Info, name: str, as_of: AsOfInput | None = None
     ) -> Repository | None:
         context = info.context
-        if not context.principal.can_read(name):
-            return None
-        views = await context.run(context.code.branches, name, AsOfInput.resolve(as_of))
+        when = AsOfInput.resolve(as_of)
+        views = await read_or_say_why(
+            info, name, when, lambda: context.run(context.code.branches, name, when)
+        )
         return Repository.from_domain(name, views) if views else None
 
     @strawberry.field(description="A file of a repository at a ref, as of a moment.")
@@ -189,11 +224,16 @@ class CodeQuery:
         as_of: AsOfInput | None = None,
     ) -> File | None:
         context = info.context
-        if not context.principal.can_read(repository):
-            return None
         key = context.ontology.node("File").make_key({"repo": repository, "ref": ref, "path": path})
-        found = await context.run(
-            context.code.file, key, AsOfInput.resolve(as_of), repos=context.readable_names()
+        when = AsOfInput.resolve(as_of)
+        found = await read_or_say_why(
+            info,
+            repository,
+            when,
+            lambda: context.run(context.code.file, key, when, repos=context.readable_names()),
+            label="File",
+            key=key,
+            one=True,
         )
         if found is None:
             return None
@@ -212,10 +252,12 @@ async def _walk(
     context = info.context
     depth = bounded("depth", depth, 1, MAX_DEPTH)
     first = context.page(first)
-    if not context.principal.can_read(repo_of_key(key)):
+    repo, label = checked_key(info, key)
+    resolved = AsOfInput.resolve(as_of)
+    if not context.principal.can_read(repo):
+        await say_why(info, repo, resolved, label=label, key=key, readable=False)
         return []
     reads = context.code
-    resolved = AsOfInput.resolve(as_of)
     if direction == "callers":
         # The list type has no room for the unresolved count yet: skip its query.
         hits = await context.run(
@@ -236,4 +278,12 @@ async def _walk(
             first=first,
             repos=context.readable_names(),
         )
+    if not hits:
+        await say_why(info, repo, resolved, label=label, key=key)
     return [CallEdge.from_domain(h) for h in hits]
+
+
+def window_end(end: datetime, axis: Axis) -> AsOf:
+    """The moment a [start, end) window of changes is judged at: its end, on its axis
+    (a window that ends inside the indexed history overlaps it)."""
+    return AsOf.at(valid_at=end) if axis is Axis.VALID else AsOf.at(known_at=end)

@@ -7,6 +7,8 @@ from datetime import datetime
 import strawberry
 
 from strata.code.changes import CodeChanges
+from strata.temporal import AsOf
+from strata_api.graphql.absence import say_why
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.code_changes import CodeChangesPage
 
@@ -35,6 +37,7 @@ class CodeChangesQuery:
         ctx = info.context
         first = ctx.page(first)
         if not ctx.principal.can_read(repository):
+            await say_why(info, repository, readable=False)
             return CodeChangesPage.empty()
         page = await ctx.run(
             CodeChanges(ctx.gateway).page,
@@ -48,4 +51,7 @@ class CodeChangesQuery:
             first=first,
             after=after,
         )
-        return CodeChangesPage.from_domain(page)
+        result = CodeChangesPage.from_domain(page)
+        if not result.commits and not after:
+            await say_why(info, repository, AsOf.at(valid_at=end))
+        return result

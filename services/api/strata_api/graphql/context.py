@@ -54,6 +54,8 @@ class Context(BaseContext):
     registry: RepoRegistry | None = None
     ontology_model: Ontology | None = None  # loaded once per process by the app
     deadline: float = 0.0  # time.monotonic() value; 0: request_timeout_s from now
+    # Why empty answers are empty (strata_api.graphql.absence): extensions.reasons.
+    reasons: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.deadline:

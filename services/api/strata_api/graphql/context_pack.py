@@ -12,6 +12,7 @@ from strata.context.sources import git_blobs
 from strata.search.docs import SearchIndex, embedder_for
 from strata.search.service import SearchService
 from strata.temporal import AsOf
+from strata_api.graphql.absence import say_why
 from strata_api.graphql.context import Context, Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.context_pack import ContextPack
@@ -59,4 +60,6 @@ class ContextQuery:
             as_of=pair,
             repos=ctx.readable_names(),
         )
+        if not pack.sufficient:  # say so when it is because the moment is outside the history
+            await say_why(info, repository, pair)
         return ContextPack.from_domain(pack)

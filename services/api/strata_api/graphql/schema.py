@@ -19,6 +19,7 @@ from strawberry.types import ExecutionContext, ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from strata.settings import Settings
+from strata_api.graphql.absence import ReasonsExtension
 from strata_api.graphql.cards import CardQuery
 from strata_api.graphql.code import CodeQuery
 from strata_api.graphql.code_changes import CodeChangesQuery
@@ -106,7 +107,7 @@ def build_schema(
     return StrataSchema(
         query=Query,
         mutation=Mutation,
-        extensions=[*hardening_extensions(limits), *extensions],
+        extensions=[*hardening_extensions(limits), ReasonsExtension, *extensions],
         config=StrawberryConfig(disable_field_suggestions=not limits.development),
         max_tokens=limits.max_tokens,
     )

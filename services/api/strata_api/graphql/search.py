@@ -12,6 +12,7 @@ from strata.search.docs import SearchIndex, embedder_for
 from strata.search.service import SearchResult as ResultView
 from strata.search.service import SearchService
 from strata.security import Principal
+from strata_api.graphql.absence import say_why
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.search import SearchResult
 
@@ -48,7 +49,7 @@ class SearchQuery:
         repos = _readable(info)
 
         async def run(first: int) -> ResultView:
-            return await asyncio.to_thread(
+            found = await asyncio.to_thread(
                 service.search,
                 query,
                 repository,
@@ -60,5 +61,8 @@ class SearchQuery:
                 repos=repos,
                 timeout=ctx.remaining(),
             )
+            if not found.hits:  # an unknown repository was refused above: is it the moment?
+                await say_why(info, repository, pair)
+            return found
 
         return SearchResult.lazy(query, repository, run)

@@ -6,7 +6,7 @@ import strawberry
 
 from strata.errors import ValidationError
 from strata.trace.files import ADR as ADR_ID
-from strata_api.graphql.arguments import repo_of_key
+from strata_api.graphql.absence import checked_key, read_or_say_why, say_why
 from strata_api.graphql.context import Context, Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.trace import (
@@ -40,15 +40,17 @@ async def _requirement_links(
     types: list[str] | None,
 ) -> list[TraceLink]:
     context = info.context
-    if not context.principal.can_read(repository):
-        return []
-    links = await context.run(
-        context.trace.links_from,
-        _requirement_key(context, repository, requirement),
-        AsOfInput.resolve(as_of),
-        types=types,
+    key = _requirement_key(context, repository, requirement)
+    when = AsOfInput.resolve(as_of)
+    links = await read_or_say_why(
+        info,
+        repository,
+        when,
+        lambda: context.run(context.trace.links_from, key, when, types=types),
+        label="Requirement",
+        key=key,
     )
-    return [TraceLink.from_domain(v) for v in links]
+    return [TraceLink.from_domain(v) for v in links or []]
 
 
 @strawberry.type
@@ -58,14 +60,20 @@ class TraceQuery:
         self, info: Info, repository: str, id: str, as_of: AsOfInput | None = None
     ) -> Requirement | None:
         context = info.context
-        if not context.principal.can_read(repository):
-            return None
-        found = await context.run(
-            context.trace.requirement,
-            _requirement_key(context, repository, id),
-            AsOfInput.resolve(as_of),
+        key = _requirement_key(context, repository, id)
+        when = AsOfInput.resolve(as_of)
+        found = await read_or_say_why(
+            info,
+            repository,
+            when,
+            lambda: context.run(context.trace.requirement, key, when),
+            label="Requirement",
+            key=key,
+            one=True,
         )
-        return Requirement.from_domain(found) if found else None
+        if not found:
+            return None
+        return Requirement.from_domain(found)
 
     @strawberry.field(description="Requirements of a repository (optionally one EARS pattern).")
     async def requirements(
@@ -79,16 +87,16 @@ class TraceQuery:
     ) -> list[Requirement]:
         context = info.context
         first = context.page(first)
-        if not context.principal.can_read(repository):
-            return []
-        found = await context.run(
-            context.trace.requirements,
-            repository,
-            AsOfInput.resolve(as_of),
-            ears=ears,
-            first=first,
-            after=after or "",
-        )
+        when = AsOfInput.resolve(as_of)
+        readable = context.principal.can_read(repository)
+        found = []
+        if readable:
+            found = await context.run(
+                context.trace.requirements, repository, when, ears=ears, first=first,
+                after=after or "",
+            )  # fmt: skip
+        if not found and not after:
+            await say_why(info, repository, when, readable=readable)
         return [Requirement.from_domain(r) for r in found]
 
     @strawberry.field(description="Requirement links into a symbol (what it implements or tests).")
@@ -96,15 +104,21 @@ class TraceQuery:
         self, info: Info, symbol: strawberry.ID, as_of: AsOfInput | None = None
     ) -> list[TraceLink]:
         context = info.context
-        if not context.principal.can_read(repo_of_key(str(symbol))):
-            return []
-        links = await context.run(
-            context.trace.links_into,
-            str(symbol),
-            AsOfInput.resolve(as_of),
-            types=["IMPLEMENTED_BY", "AFFECTS", "VERIFIED_BY"],
-        )
-        return [TraceLink.from_domain(v) for v in links]
+        key = str(symbol)
+        repo, label = checked_key(info, key)
+        when = AsOfInput.resolve(as_of)
+        readable = context.principal.can_read(repo)
+        links = []
+        if readable:
+            links = await context.run(
+                context.trace.links_into,
+                key,
+                when,
+                types=["IMPLEMENTED_BY", "AFFECTS", "VERIFIED_BY"],
+            )
+        if not links:
+            await say_why(info, repo, when, label=label, key=key, readable=readable)
+        return [TraceLink.from_domain(v) for v in links or []]
 
     @strawberry.field(
         description="Every link of a requirement (implementations, tests, the decisions that "
@@ -118,15 +132,19 @@ class TraceQuery:
         as_of: AsOfInput | None = None,
     ) -> list[TraceLink]:
         context = info.context
-        if not context.principal.can_read(repository):
-            return []
         when = AsOfInput.resolve(as_of)
-        if ADR_ID.match(requirement):
-            key = _decision_key(context, repository, requirement)
-            views = await context.run(context.trace.links_from, key, when)
+        decision = bool(ADR_ID.match(requirement))
+        if decision:
+            label, key = "Decision", _decision_key(context, repository, requirement)
         else:
-            key = _requirement_key(context, repository, requirement)
-            views = await context.run(context.trace.links_of_requirement, key, when)
+            label, key = "Requirement", _requirement_key(context, repository, requirement)
+        readable = context.principal.can_read(repository)
+        views = []
+        if readable:
+            read = context.trace.links_from if decision else context.trace.links_of_requirement
+            views = await context.run(read, key, when)
+        if not views:
+            await say_why(info, repository, when, label=label, key=key, readable=readable)
         return [TraceLink.from_domain(v) for v in views]
 
     @strawberry.field(description="The tests that verify a requirement.")
@@ -150,16 +168,15 @@ class TraceQuery:
     ) -> list[Decision]:
         context = info.context
         first = context.page(first)
-        if not context.principal.can_read(repository):
-            return []
         when = AsOfInput.resolve(as_of)
-        found = await context.run(
-            context.trace.decisions,
-            repository,
-            when,
-            status=status,
-            first=first,
-        )
+        readable = context.principal.can_read(repository)
+        found = []
+        if readable:
+            found = await context.run(
+                context.trace.decisions, repository, when, status=status, first=first
+            )
+        if not found:
+            await say_why(info, repository, when, readable=readable)
         return [Decision.from_domain(d, when) for d in found]
 
     @strawberry.field(description="Counts by status, stale links with evidence, and gaps.")
@@ -167,9 +184,13 @@ class TraceQuery:
         self, info: Info, repository: str, as_of: AsOfInput | None = None
     ) -> TraceReport | None:
         context = info.context
+        when = AsOfInput.resolve(as_of)
         if not context.principal.can_read(repository):
+            await say_why(info, repository, when, readable=False)
             return None
-        report = await context.run(context.trace.report, repository, AsOfInput.resolve(as_of))
+        report = await context.run(context.trace.report, repository, when)
+        if not report.requirements:
+            await say_why(info, repository, when)
         cap = int(context.settings.graphql_max_page_size)
         return TraceReport(
             repository=repository,

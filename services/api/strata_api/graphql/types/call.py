@@ -92,3 +92,17 @@ class Impact:
     entrypoints: list[CallEdge] = strawberry.field(metadata={WITHIN_PAGE: True})
     tests: list[CallEdge] = strawberry.field(metadata={WITHIN_PAGE: True})
     unresolved: UnresolvedCalls | None = None
+    total_callers: int = strawberry.field(
+        default=0,
+        description="Callers the walk found (it stops at 200: at that count, a floor).",
+    )
+    truncated: bool = strawberry.field(
+        default=False,
+        description="True when a list holds only the first `first` of what was found "
+        "(see truncatedLists): ask again with a larger `first`.",
+    )
+    truncated_lists: list[str] = strawberry.field(
+        default_factory=list,
+        description="Which of callers, entrypoints and tests were cut.",
+        metadata={WITHIN_PAGE: True},
+    )

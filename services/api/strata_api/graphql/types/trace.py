@@ -132,9 +132,7 @@ class Decision:
         context = info.context
         if not context.principal.can_read(self.repository):
             return []
-        views = await context.run(
-            context.trace.links_from, str(self.key), self.as_of or AsOf.at()
-        )
+        views = await context.run(context.trace.links_from, str(self.key), self.as_of or AsOf.at())
         return [TraceLink.from_domain(v) for v in views]
 
     @classmethod
