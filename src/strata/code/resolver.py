@@ -330,6 +330,11 @@ class Resolver:
             symbol = self.index.top_level.get(candidate, {}).get(name)
             if symbol is not None:
                 return _Hit(SymbolTarget(candidate, symbol.qualname), "import")
+        for candidate in module.paths:
+            # A re-export: the package's `__init__` imports the name from elsewhere.
+            bound = self.scope(candidate).bindings.get(name)
+            if isinstance(bound, SymbolTarget) and bound in _known(self.symbols, bound):
+                return _Hit(bound, "import")
         return None
 
     def _name_only(self, name: str, *, methods_only: bool = False) -> _Hit | None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 from tree_sitter import Node
 
 from strata.code.languages import _routes
+from strata.code.languages._overloads import fold_overloads
 from strata.code.languages.base import (
     Decl,
     LanguageAdapter,
@@ -234,6 +235,7 @@ class EcmaScriptAdapter(LanguageAdapter):
             unit.imports.append(Import(module=module, line=line))
 
     def before_link(self, unit: Unit) -> None:
+        fold_overloads(unit, _overload_signature)  # overload signatures are the function
         if unit.is_test_file:
             _add_tests(unit, "vitest" if "vitest" in unit.frameworks else "jest")
         if "express" in unit.frameworks:
@@ -242,6 +244,10 @@ class EcmaScriptAdapter(LanguageAdapter):
     def finish(self, unit: Unit) -> None:
         if "nestjs" in unit.frameworks:
             _mark_nest_routes(unit)
+
+
+def _overload_signature(decl: Decl) -> bool:
+    return decl.node.type in ("function_signature", "method_signature")
 
 
 def _is_jsdoc(node: Node) -> bool:
