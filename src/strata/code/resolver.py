@@ -141,10 +141,7 @@ class Resolver:
             lines_of[key].append(line)
             best.setdefault(key, resolution)
         for call in extract.calls:
-            hit, external = self._resolve_call(path, extract, call)
-            # The flow pass: what values reach the callee, beyond a name-only guess.
-            found = (hit.target, hit.resolution) if hit is not None else None
-            hits = [] if external else self.flow.refine(path, call, found)
+            hits, external = self.call_targets(path, call)
             for target, resolution in hits:
                 key = (call.caller, target.path, target.qualname)
                 lines_of[key].append(call.line)
@@ -198,6 +195,18 @@ class Resolver:
         return out
 
     # -- calls -----------------------------------------------------------------------
+
+    def call_targets(
+        self, path: str, call: CallSite
+    ) -> tuple[list[tuple[SymbolTarget, str]], bool]:
+        """The declarations one call site of ``path`` reaches with their resolution
+        kinds, and whether the call is known to leave the repository."""
+        hit, external = self._resolve_call(path, self.index.files[path], call)
+        if external:
+            return [], True
+        # The flow pass: what values reach the callee, beyond a name-only guess.
+        found = (hit.target, hit.resolution) if hit is not None else None
+        return self.flow.refine(path, call, found), False
 
     def _resolve_call(
         self, path: str, extract: FileExtract, call: CallSite
