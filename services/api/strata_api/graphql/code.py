@@ -107,7 +107,8 @@ class CodeQuery:
 
     @strawberry.field(
         description="Transitive callers up to the entrypoints they reach, and the tests that "
-        "exercise the symbol or its callers."
+        "exercise the symbol or its callers. Name-only guesses are left out unless "
+        "`includeGuesses`."
     )
     async def impact(
         self,
@@ -115,6 +116,7 @@ class CodeQuery:
         symbol: strawberry.ID,
         first: int = 50,
         as_of: AsOfInput | None = None,
+        include_guesses: bool = False,
     ) -> Impact:
         context = info.context
         first = context.page(first)
@@ -126,6 +128,7 @@ class CodeQuery:
             AsOfInput.resolve(as_of),
             first=first,
             repos=context.readable_names(),
+            include_guesses=include_guesses,
         )
         return Impact(
             callers=[CallEdge.from_domain(h) for h in view.callers],
