@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from strata.code.flow.guess import guessable, never_guessed
 from strata.code.flow.imports import scoped
+from strata.code.flow.exports import exported_api
 from strata.code.flow.index import FlowIndex, build_flow
 from strata.code.model import CallSite, FileExtract, SymbolDef
 from strata.code.modules import (
@@ -48,6 +49,7 @@ TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "trait"})
 MAX_LINES = 50
 MAX_UNRESOLVED = 100
 MAX_BASE_DEPTH = 10
+MAX_REEXPORT_DEPTH = 4  # `from .a import *` chains followed for a module attribute
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,8 @@ class FileResolution:
     imports: list[ImportEdge] = field(default_factory=list)
     unresolved: dict[str | None, list[str]] = field(default_factory=dict)
     external_calls: int = 0
+    # Qualnames of the file's symbols that are its library's exported API (public_api).
+    public_api: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +118,7 @@ class Resolver:
         self._scopes: dict[str, FileScope] = {}
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._has_local_imports: dict[str, bool] = {}
+        self._public: dict[str, frozenset[str]] | None = None
         self.flow: FlowIndex = build_flow(self)  # solved on its first question
 
     def scope(self, path: str) -> FileScope:
@@ -173,6 +178,7 @@ class Resolver:
                 )
             )
         out.calls = sorted(merged, key=lambda e: (e.line, e.dst_path, e.dst_qualname))
+        out.public_api = self.public_api().get(path, frozenset())
         for symbol in extract.symbols:
             for edge_type, names in (
                 ("INHERITS", symbol.bases),
@@ -193,6 +199,12 @@ class Resolver:
                             )
                         )
         return out
+
+    def public_api(self) -> dict[str, frozenset[str]]:
+        """Per file, the symbols its library exports (computed once per snapshot)."""
+        if self._public is None:
+            self._public = exported_api(self.index, self.scope, self.symbols)
+        return self._public
 
     # -- calls -----------------------------------------------------------------------
 
@@ -334,16 +346,22 @@ class Resolver:
         system = self.index.system_of(path)
         return system.submodule(self.index, module, rest) if system is not None else None
 
-    def _in_module(self, module: ModuleTarget, name: str) -> _Hit | None:
+    def _in_module(self, module: ModuleTarget, name: str, depth: int = 0) -> _Hit | None:
         for candidate in module.paths:
             symbol = self.index.top_level.get(candidate, {}).get(name)
             if symbol is not None:
                 return _Hit(SymbolTarget(candidate, symbol.qualname), "import")
         for candidate in module.paths:
-            # A re-export: the package's `__init__` imports the name from elsewhere.
-            bound = self.scope(candidate).bindings.get(name)
+            # A re-export: the package's `__init__` imports the name from elsewhere,
+            # by name or with `from .impl import *`.
+            scope = self.scope(candidate)
+            bound = scope.bindings.get(name)
             if isinstance(bound, SymbolTarget) and bound in _known(self.symbols, bound):
                 return _Hit(bound, "import")
+            for star in scope.wildcards if depth < MAX_REEXPORT_DEPTH else ():
+                hit = self._in_module(star, name, depth + 1)
+                if hit is not None:
+                    return hit
         return None
 
     def _name_only(self, name: str, *, methods_only: bool = False) -> _Hit | None:

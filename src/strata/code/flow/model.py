@@ -149,3 +149,5 @@ class FileFlow:
     # (line, function qualname) of each import statement inside a function: what it
     # binds is visible in that function (and functions nested in it) only.
     local_imports: tuple[tuple[int, str], ...] = ()
+    # The names a module-level `__all__ = [...]` lists (None: the file sets no `__all__`).
+    exports: tuple[str, ...] | None = None

@@ -116,6 +116,7 @@ class _Builder:
         self.local_imports: list[tuple[int, str]] = []
         self.assigns: list[Assign] = []
         self.implicits: list[Implicit] = []
+        self.exports: tuple[str, ...] | None = None
         self._at = (0, -1)  # line and block of the statement being read
         self._blocks: dict[int, int] = {}  # node id -> start byte of its block
         source = unit.source
@@ -180,6 +181,7 @@ class _Builder:
             calls=tuple(c for c in calls if c is not None),
             implicits=tuple(self.implicits),
             local_imports=tuple(self.local_imports),
+            exports=self.exports,
         )
 
     # -- statements ----------------------------------------------------------------
@@ -196,6 +198,8 @@ class _Builder:
             return
         if kind is not None:
             self.bind(scope, left, Annot(self.text(kind)))
+        if scope is None and right is not None and self.text(left) == "__all__":
+            self.exports = _strings(self, right)
         if right is not None:
             # `a = b = v`: the inner assignment is matched on its own; both get v.
             self.bind(scope, left, self.expr(_innermost_value(right)))
@@ -404,6 +408,20 @@ class _Builder:
             children = node.named_children
             return _either(self.expr(children[0], depth + 1), self.expr(children[-1], depth + 1))
         return None
+
+
+def _strings(builder: _Builder, node: Node) -> tuple[str, ...]:
+    """The plain string literals of a list or tuple literal (``__all__``)."""
+    if node.type not in ("list", "tuple"):
+        return ()
+    found = []
+    for child in node.named_children:
+        if child.type != "string":
+            continue
+        parts = [c for c in child.named_children if c.type == "string_content"]
+        if len(parts) == 1:
+            found.append(builder.text(parts[0]))
+    return tuple(found)
 
 
 def _bound_names(imp: Import) -> tuple[str, ...]:
