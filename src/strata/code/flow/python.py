@@ -48,6 +48,7 @@ _STATEMENTS = """
 (for_statement) @for
 (for_in_clause) @for
 (with_item) @with
+(except_clause) @except
 (named_expression) @walrus
 (global_statement) @global
 (nonlocal_statement) @global
@@ -70,6 +71,12 @@ _EXPRESSIONS = frozenset(
 # A bare call of a builtin the file does not rebind reaches nothing in the repository
 # and passes its arguments to nothing the solver follows: no FlowCall for it.
 _BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+# Builtins that call a protocol method of their first argument.
+_PROTOCOL_BUILTINS = {
+    "len": "__len__", "str": "__str__", "repr": "__repr__", "iter": "__iter__",
+    "next": "__next__", "hash": "__hash__", "bool": "__bool__", "abs": "__abs__",
+    "format": "__format__", "reversed": "__reversed__", "bytes": "__bytes__",
+}  # fmt: skip
 
 
 def _query(language: Language) -> Query:
@@ -175,6 +182,10 @@ class _Builder:
             for c in self.unit.calls
             if wildcard or bool(c.receiver) or c.callee not in _BUILTINS or c.callee in rebound
         )
+        for c in self.unit.calls:
+            protocol = _PROTOCOL_BUILTINS.get(c.callee)
+            if protocol is not None and not c.receiver and c.callee not in rebound:
+                self._protocol_call(c.node, c.caller, c.line, protocol)
         return FileFlow(
             functions=functions,
             assigns=tuple(self.assigns),
@@ -234,6 +245,25 @@ class _Builder:
         self.implicits.append(Implicit(scope, line, obj, "__exit__"))
         if target is not None:
             self.bind(scope, target, Protocol(obj, "__enter__"))
+
+    def _on_except(self, scope: str | None, node: Node, line: int) -> None:
+        # `except (A, B) as err:` binds err to an instance of A or B.
+        value = node.child_by_field_name("value")
+        if value is None or value.type != "as_pattern" or not value.named_child_count:
+            return
+        alias = value.child_by_field_name("alias")
+        target = alias.named_child(0) if alias is not None and alias.named_child_count else None
+        if target is not None:
+            self.bind(scope, target, Annot(self.text(value.named_children[0])))
+
+    def _protocol_call(self, node: Node, caller: Decl | None, line: int, method: str) -> None:
+        """``len(x)`` runs ``x.__len__``: an implicit call on the first argument."""
+        arguments = node.child_by_field_name("arguments")
+        first = arguments.named_child(0) if arguments is not None else None
+        obj = self.expr(first) if first is not None else None
+        if obj is not None:
+            scope = caller.qualname if caller is not None else None
+            self.implicits.append(Implicit(scope, line, obj, method))
 
     def _on_walrus(self, scope: str | None, node: Node, line: int) -> None:
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
