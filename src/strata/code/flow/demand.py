@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from strata.code.flow.model import Attr, FileFlow, FlowCall, Function, Item, Name, Param
-from strata.code.flow.solver import Lookup, Solver, Value, Var
+from strata.code.flow.solver import Lookup, Solver, Value, Var, yields_of
 from strata.code.flow.values import file_of
 
 MAX_DEMAND = 16  # nested variable computations before a read answers what it has
@@ -52,6 +52,11 @@ class DemandSolver(Solver):
                     if param.default is not None:
                         var = ("v", path, function.qualname, param.name)
                         self._static[var].append(("d", path, function, param))
+                yielded = ("y", path, function.qualname)
+                self._static[yielded] += [("y", path, function, e) for e in yields_of(function)]
+                for filled in self.fixtures.params(path, function):
+                    var = ("v", path, function.qualname, filled[0].name)
+                    self._static[var].append(("p", path, function, filled))
                 for decorator in function.decorators:
                     name = _last_name(decorator)
                     if name:

@@ -112,6 +112,7 @@ class Function:
     annotation: str | None = None  # the return annotation as written
     decorators: tuple[Expr, ...] = ()  # innermost last, as written
     globals: tuple[str, ...] = ()  # names declared ``global``/``nonlocal``
+    yields: tuple[Expr, ...] = ()  # yielded expressions (a pytest fixture's value)
 
 
 @dataclass(frozen=True, slots=True)

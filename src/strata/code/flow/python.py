@@ -45,6 +45,7 @@ __all__ = ["FileExtract", "attach", "build", "collect"]  # FileExtract: for the 
 _STATEMENTS = """
 (assignment) @assign
 (return_statement) @return
+(yield) @yield
 (for_statement) @for
 (for_in_clause) @for
 (with_item) @with
@@ -119,6 +120,7 @@ class _Builder:
             d.qualname: d.node.type == "function_definition" for d in self.decls.values()
         }
         self.returns: dict[str, list[Expr]] = {}
+        self.yields: dict[str, list[Expr]] = {}
         self.globals: dict[str, list[str]] = {}
         self.local_imports: list[tuple[int, str]] = []
         self.assigns: list[Assign] = []
@@ -221,6 +223,14 @@ class _Builder:
         if scope is not None and expr is not None:
             self.returns.setdefault(scope, []).append(expr)
 
+    def _on_yield(self, scope: str | None, node: Node, line: int) -> None:
+        value = node.named_child(0) if node.named_child_count else None
+        if value is None or scope is None or any(c.type == "from" for c in node.children):
+            return  # `yield from g` passes g's values on: not followed
+        expr = self.expr(value)
+        if expr is not None:
+            self.yields.setdefault(scope, []).append(expr)
+
     def _on_for(self, scope: str | None, node: Node, line: int) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         obj = self.expr(right) if right is not None else None
@@ -319,6 +329,7 @@ class _Builder:
             annotation=self.text(returned) if returned is not None else None,
             decorators=decorators,
             globals=tuple(self.globals.get(decl.qualname, ())),
+            yields=tuple(self.yields.get(decl.qualname, ())),
         )
 
     def params(self, node: Node) -> tuple[Param, ...]:

@@ -13,6 +13,7 @@ import gc
 from collections import defaultdict
 from collections.abc import Iterator
 
+from strata.code.flow.fixtures import Fixtures
 from strata.code.flow.model import (
     Assign,
     Attr,
@@ -61,6 +62,7 @@ class Solver(Evaluator):
         self._annotations: dict[tuple[str, str | None, str], set[Value]] = {}
         self._names = {symbol.name for symbol in lookup.symbols.values()}
         self._sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]] = defaultdict(list)
+        self.fixtures = Fixtures(lookup.index.files, flows)
         for path, flow in flows.items():
             for function in flow.functions:
                 self.functions[(path, function.qualname)] = function
@@ -94,6 +96,8 @@ class Solver(Evaluator):
                 statements += [("r", path, function, e) for e in function.returns]
                 statements += [("d", path, function, p) for p in function.params if p.default]
                 statements += [("k", path, function, d) for d in function.decorators]
+                statements += [("y", path, function, e) for e in yields_of(function)]
+                statements += [("p", path, function, f) for f in self.fixtures.params(path, function)]
             statements += [("a", path, a, None) for a in flow.assigns]
             statements += [("c", path, c, None) for c in flow.calls]
         self._queue = list(range(len(statements)))
@@ -128,6 +132,12 @@ class Solver(Evaluator):
             parent = symbol.parent if symbol is not None else None
             if kind == "r":
                 self._add(("r", path, item.qualname), self.eval(path, item.qualname, extra))  # type: ignore[arg-type]
+            elif kind == "y":
+                self._add(("y", path, item.qualname), self.eval(path, item.qualname, extra))  # type: ignore[arg-type]
+            elif kind == "p":
+                param, (where, fixture) = extra  # type: ignore[misc]
+                var = ("v", path, item.qualname, param.name)
+                self._add(var, self.values(("r", where, fixture)) | self.values(("y", where, fixture)))
             elif kind == "d":
                 if not isinstance(extra, Param) or extra.default is None:
                     return
@@ -235,3 +245,7 @@ class Solver(Evaluator):
             for value in self.eval(path, scope, target.obj):
                 if value[0] == "x":
                     yield ("e", value)
+
+
+def yields_of(function: Function) -> tuple[Expr, ...]:
+    return getattr(function, "yields", ())  # absent on flows cached before yields
