@@ -45,9 +45,8 @@ def _django_files(unpack: Path) -> dict[str, bytes]:
     if not root.exists():
         with tarfile.open(CACHE / ARCHIVE) as tar:
             tar.extractall(unpack, filter="data")
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "django").rglob("*.py"))
-    }
+    paths = sorted((root / "django").rglob("*.py"))
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in paths}
 
 
 def main() -> None:
@@ -81,8 +80,7 @@ def main() -> None:
     print(f"parse   {parse_s:6.2f} s  (flow IR {building[0]:5.2f} s, {building[0] / parse_s:.0%})")
     print(f"index   {indexed - parsed:6.2f} s")
     print(
-        f"resolve {resolve_s:6.2f} s  (flow pass {flowing[0]:5.2f} s, "
-        f"{flowing[0] / resolve_s:.0%})"
+        f"resolve {resolve_s:6.2f} s  (flow pass {flowing[0]:5.2f} s, {flowing[0] / resolve_s:.0%})"
     )
     print(f"peak RSS {rss:.0f} MiB")
 

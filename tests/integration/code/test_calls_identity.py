@@ -184,7 +184,8 @@ class TestGuessesAndPublicApi:
         target = _key(ontology, name, "guess.py", "Widget.frobnicate")
         assert [h.resolution for h in code_reads.callers(target, _at(C1))] == ["name_only"]
         plain = code_reads.impact(target, _at(C1))
-        assert plain.callers == [] and plain.tests == []
+        assert plain.callers == []
+        assert plain.tests == []
         guessed = code_reads.impact(target, _at(C1), include_guesses=True)
         assert [h.key.rsplit("|", 1)[-1] for h in guessed.callers] == ["poke", "test_poke"]
         assert [h.key.rsplit("|", 1)[-1] for h in guessed.tests] == ["test_poke"]

@@ -46,21 +46,7 @@ class DemandSolver(Solver):
         self._call_statement: dict[int, Statement] = {}
         for path, flow in flows.items():
             for function in flow.functions:
-                returns = ("r", path, function.qualname)
-                self._static[returns] += [("r", path, function, e) for e in function.returns]
-                for param in function.params:
-                    if param.default is not None:
-                        var = ("v", path, function.qualname, param.name)
-                        self._static[var].append(("d", path, function, param))
-                yielded = ("y", path, function.qualname)
-                self._static[yielded] += [("y", path, function, e) for e in yields_of(function)]
-                for filled in self.fixtures.params(path, function):
-                    var = ("v", path, function.qualname, filled[0].name)
-                    self._static[var].append(("p", path, function, filled))
-                for decorator in function.decorators:
-                    name = _last_name(decorator)
-                    if name:
-                        self._decorated_by[name].append(("k", path, function, decorator))
+                self._index_function(path, function)
             for assign in flow.assigns:
                 statement: Statement = ("a", path, assign, None)
                 target = assign.target
@@ -81,6 +67,25 @@ class DemandSolver(Solver):
                     self._calls_by_name[name].append(statement)
         self._seed()
         self._current = 0  # from now on `_add` records which file wrote into which
+
+    def _index_function(self, path: str, function: Function) -> None:
+        """The statements that write a function's returns, yields and parameters."""
+        qualname = function.qualname
+        self._static[("r", path, qualname)] += [("r", path, function, e) for e in function.returns]
+        self._static[("y", path, qualname)] += [
+            ("y", path, function, e) for e in yields_of(function)
+        ]
+        for param in function.params:
+            if param.default is not None:
+                self._static[("v", path, qualname, param.name)].append(("d", path, function, param))
+        for filled in self.fixtures.params(path, function):
+            self._static[("v", path, qualname, filled[0].name)].append(
+                ("p", path, function, filled)
+            )
+        for decorator in function.decorators:
+            name = _last_name(decorator)
+            if name:
+                self._decorated_by[name].append(("k", path, function, decorator))
 
     def solve(self) -> int:
         """Nothing up front: values are computed on demand."""

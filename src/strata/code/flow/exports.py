@@ -39,32 +39,36 @@ def exported_api(
             found[target.path].add(target.qualname)
 
     for path, extract in index.files.items():
-        if not _exporting(path, extract):
-            continue
-        listed = _listed(extract)
-        bindings = scope(path).bindings
-        if listed is not None:
-            for name in listed:
-                own = index.top_level.get(path, {}).get(name)
-                bound = bindings.get(name)
-                if own is not None:
-                    mark(SymbolTarget(path, own.qualname))
-                elif isinstance(bound, SymbolTarget):
-                    mark(bound)
-            continue
-        if posixpath.basename(path) not in ("__init__.py", "__init__.pyi"):
-            continue
-        for name, symbol in index.top_level.get(path, {}).items():
-            if _public(name) and symbol.kind in PUBLIC_KINDS:
-                mark(SymbolTarget(path, symbol.qualname))
-        for name, bound in bindings.items():
-            # Function-local imports are keyed `function\0name`: not the module's names.
-            if "\x00" not in name and _public(name) and isinstance(bound, SymbolTarget):
-                mark(bound)
-        for module in scope(path).wildcards:
-            for target in _star(index, module):
+        if _exporting(path, extract):
+            for target in _exports_of(index, path, _listed(extract), scope(path)):
                 mark(target)
     return {path: frozenset(names) for path, names in found.items()}
+
+
+def _exports_of(
+    index: ModuleIndex, path: str, listed: tuple[str, ...] | None, scope: FileScope
+) -> Iterable[SymbolTarget]:
+    """What one module exports (its ``__all__``; an ``__init__`` its public names)."""
+    top = index.top_level.get(path, {})
+    if listed is not None:
+        for name in listed:
+            own, bound = top.get(name), scope.bindings.get(name)
+            if own is not None:
+                yield SymbolTarget(path, own.qualname)
+            elif isinstance(bound, SymbolTarget):
+                yield bound
+        return
+    if posixpath.basename(path) not in ("__init__.py", "__init__.pyi"):
+        return
+    for name, symbol in top.items():
+        if _public(name) and symbol.kind in PUBLIC_KINDS:
+            yield SymbolTarget(path, symbol.qualname)
+    for name, bound in scope.bindings.items():
+        # Function-local imports are keyed `function\0name`: not the module's names.
+        if "\x00" not in name and _public(name) and isinstance(bound, SymbolTarget):
+            yield bound
+    for module in scope.wildcards:
+        yield from _star(index, module)
 
 
 def _exporting(path: str, extract: FileExtract) -> bool:
