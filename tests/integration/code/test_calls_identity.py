@@ -17,37 +17,16 @@ from tests.gitrepo import GitRepo
 C1 = datetime(2025, 7, 1, tzinfo=UTC)
 C2 = datetime(2025, 8, 1, tzinfo=UTC)
 
-READER_V1 = """\
-class Reader:
-    def chunks(self, size=None):
-        return self.raw(size)
-
-    def raw(self, size):
-        return size
-
-    def all(self):
-        return self.chunks(None)
-"""
-
-READER_V2 = """\
-import typing as t
-from typing import overload
-
-
-class Reader:
-    @overload
-    def chunks(self, size: int) -> list[bytes]: ...
-    @t.overload
-    def chunks(self, size: None) -> bytes: ...
-    def chunks(self, size=None):
-        return self.raw(size)
-
-    def raw(self, size):
-        return size
-
-    def all(self):
-        return self.chunks(None)
-"""
+# The micro-benchmark's overload case is the second commit; the first has no stubs.
+READER_V2 = (
+    Path(__file__).resolve().parents[2]
+    / "fixtures/calls/python/decorators/overload_stubs/reader.py"
+).read_text(encoding="utf-8")
+READER_V1 = "".join(
+    line
+    for line in READER_V2.splitlines(keepends=True)
+    if "overload" not in line and not line.rstrip().endswith("...")
+)
 
 USE = """\
 from reader import Reader
@@ -108,6 +87,18 @@ def helper():
 def _private():
     return 4
 """
+
+
+GUESS_FILES = {"guess.py": GUESS, "guess_use.py": GUESS_USE, "test_guess.py": GUESS_TEST}
+
+
+def index_files(tmp_path: Path, indexer: CodeIndexer, name: str, files: dict[str, str]) -> str:
+    """Commit ``files`` at C1 into a fresh repository and index it as ``name``."""
+    repo = GitRepo(tmp_path / name)
+    for path, text in files.items():
+        repo.write(path, text)
+    indexer.index(Git(repo.path), name, "main", repo.commit("first", C1))
+    return name
 
 
 def _key(ontology: Ontology, repo: str, path: str, qualname: str) -> str:
@@ -174,12 +165,7 @@ class TestGuessesAndPublicApi:
         ontology: Ontology,
         unique: str,
     ) -> None:
-        repo = GitRepo(tmp_path / "guesses")
-        repo.write("guess.py", GUESS)
-        repo.write("guess_use.py", GUESS_USE)
-        repo.write("test_guess.py", GUESS_TEST)
-        name = f"guesses-{unique}"
-        indexer.index(Git(repo.path), name, "main", repo.commit("first", C1))
+        name = index_files(tmp_path, indexer, f"guesses-{unique}", GUESS_FILES)
 
         target = _key(ontology, name, "guess.py", "Widget.frobnicate")
         assert [h.resolution for h in code_reads.callers(target, _at(C1))] == ["name_only"]
@@ -198,11 +184,8 @@ class TestGuessesAndPublicApi:
         ontology: Ontology,
         unique: str,
     ) -> None:
-        repo = GitRepo(tmp_path / "library")
-        repo.write("lib/__init__.py", INIT)
-        repo.write("lib/api.py", API)
-        name = f"library-{unique}"
-        indexer.index(Git(repo.path), name, "main", repo.commit("first", C1))
+        files = {"lib/__init__.py": INIT, "lib/api.py": API}
+        name = index_files(tmp_path, indexer, f"library-{unique}", files)
 
         def entrypoint(path: str, qualname: str) -> object:
             view = code_reads.symbol(_key(ontology, name, path, qualname), _at(C1))

@@ -9,7 +9,7 @@ from strata.git import Git
 from strata.ontology import Ontology
 from tests.gitrepo import GitRepo
 from tests.integration.api.conftest import Api, api, make_api
-from tests.integration.code.test_calls_identity import GUESS, GUESS_TEST, GUESS_USE
+from tests.integration.code.test_calls_identity import GUESS_FILES, index_files
 from tests.integration.code.test_reads_calls import C1, LIB, OTHER, TEST_USE, USE_V1, symbol_key
 
 __all__ = ["api", "make_api"]  # the API fixtures, shared with tests/integration/api
@@ -68,12 +68,7 @@ class TestGuessesOverGraphQL:
     def test_include_guesses(
         self, tmp_path: Path, api: Api, indexer: CodeIndexer, ontology: Ontology, unique: str
     ) -> None:
-        repo = GitRepo(tmp_path / "gql-guesses")
-        repo.write("guess.py", GUESS)
-        repo.write("guess_use.py", GUESS_USE)
-        repo.write("test_guess.py", GUESS_TEST)
-        name = f"gql-guesses-{unique}"
-        indexer.index(Git(repo.path), name, "main", repo.commit("first", C1))
+        name = index_files(tmp_path, indexer, f"gql-guesses-{unique}", GUESS_FILES)
         key = symbol_key(ontology, name, "guess.py", "Widget.frobnicate")
         token = api.key("read", name)
         plain = api.gql(GUESSES, token, {"id": key, "guesses": False}).json()
