@@ -198,3 +198,36 @@ class TestGuessesAndPublicApi:
         assert entrypoint("lib/api.py", "_private") is None
         assert entrypoint("lib/__init__.py", "configure") == "public_api"
         assert entrypoint("lib/__init__.py", "_setup") is None
+
+
+class TestReexportIncremental:
+    """A package that re-exports a name from another module re-resolves its importers."""
+
+    def test_changed_reexport_moves_the_call(
+        self,
+        tmp_path: Path,
+        indexer: CodeIndexer,
+        code_reads: CodeReads,
+        ontology: Ontology,
+        unique: str,
+    ) -> None:
+        repo = GitRepo(tmp_path / "reexport")
+        repo.write("pkg/__init__.py", "from .a import f\n")
+        repo.write("pkg/a.py", "def f():\n    return 1\n")
+        repo.write("pkg/b.py", "def f():\n    return 2\n")
+        repo.write("use.py", "from pkg import f\n\n\ndef run():\n    return f()\n")
+        shas = [repo.commit("f from a", C1)]
+        repo.write("pkg/__init__.py", "from .b import f\n")
+        shas.append(repo.commit("f from b", C2))
+        name = f"reexport-{unique}"
+        results = indexer.index_history(Git(repo.path), name, "main", shas)
+        assert [r.mode for r in results] == ["full", "incremental"]
+
+        def callers(path: str, when: datetime) -> list[str]:
+            key = _key(ontology, name, path, "f")
+            return [h.key.rsplit("|", 1)[-1] for h in code_reads.callers(key, _at(when))]
+
+        assert callers("pkg/a.py", C1) == ["run"]
+        assert callers("pkg/b.py", C1) == []
+        assert callers("pkg/a.py", C2) == []
+        assert callers("pkg/b.py", C2) == ["run"]

@@ -116,11 +116,15 @@ class PythonModules(ModuleSystem):
             if sub.paths:
                 binding = sub
             else:
+                via: list[str] = []
                 found = index.symbol_in(base.paths, name) or self._reexport(
-                    index, base.paths, name, depth
+                    index, base.paths, name, depth, via
                 )
                 if found is not None:
                     binding = found
+                    # The re-exporting files count as imported too: a change to their
+                    # re-exports changes what this import binds (incremental indexing).
+                    bound.extend(ModuleTarget(module, (p,)) for p in via)
                 elif base.paths:
                     binding = ModuleTarget(module, base.paths)
                 else:
@@ -130,7 +134,7 @@ class PythonModules(ModuleSystem):
         return bound
 
     def _reexport(
-        self, index: ModuleIndex, paths: tuple[str, ...], name: str, depth: int
+        self, index: ModuleIndex, paths: tuple[str, ...], name: str, depth: int, via: list[str]
     ) -> SymbolTarget | None:
         """The declaration a module re-exports as ``name``: ``from .api import get``
         (also ``as get``) or ``from .api import *`` at the top of its file, followed
@@ -149,9 +153,12 @@ class PythonModules(ModuleSystem):
                     continue
                 probe = Import(imp.module, imp.line, names=(name,)) if wildcard else imp
                 scope = FileScope()
-                self._bind(index, path, probe, scope, depth + 1)
+                hops = self._bind(index, path, probe, scope, depth + 1)
                 found = scope.bindings.get(name)
                 if isinstance(found, SymbolTarget):
+                    via.append(path)
+                    for hop in hops:  # the files further along the chain
+                        via.extend(hop.paths if isinstance(hop, ModuleTarget) else ())
                     return found
         return None
 
