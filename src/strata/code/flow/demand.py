@@ -65,7 +65,11 @@ class DemandSolver(Solver):
                 name = _last_name(call.func)
                 if name:
                     self._calls_by_name[name].append(statement)
+        # Seeding (parameters from annotations, self/cls) must not demand: a statement run
+        # now would read variables not seeded yet and, memoised, never run again.
+        self._depth = MAX_DEMAND
         self._seed()
+        self._depth = 0
         self._current = 0  # from now on `_add` records which file wrote into which
 
     def _index_function(self, path: str, function: Function) -> None:
