@@ -17,6 +17,7 @@ import argparse
 import resource
 import sys
 import tarfile
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -52,7 +53,8 @@ def _django_files(unpack: Path) -> dict[str, bytes]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the strata code to time")
-    parser.add_argument("--unpack", type=Path, default=CACHE / "django-src")
+    # Unpacked outside the checkout: tests scan the tree's Python files.
+    parser.add_argument("--unpack", type=Path, default=Path(tempfile.gettempdir()) / "strata-calls")
     args = parser.parse_args()
     sys.path.insert(0, str(args.src))
     from strata.code.flow import index as flow_index

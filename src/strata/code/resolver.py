@@ -352,12 +352,9 @@ class Resolver:
             if symbol is not None:
                 return _Hit(SymbolTarget(candidate, symbol.qualname), "import")
         for candidate in module.paths:
-            # A re-export: the package's `__init__` imports the name from elsewhere,
-            # by name or with `from .impl import *`.
+            # A package `__init__` that pulls names in with `from .impl import *` (a name
+            # it imports by name is a value the flow pass follows: `pkg.get()` -> flow).
             scope = self.scope(candidate)
-            bound = scope.bindings.get(name)
-            if isinstance(bound, SymbolTarget) and bound in _known(self.symbols, bound):
-                return _Hit(bound, "import")
             for star in scope.wildcards if depth < MAX_REEXPORT_DEPTH else ():
                 hit = self._in_module(star, name, depth + 1)
                 if hit is not None:
