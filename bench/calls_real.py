@@ -198,16 +198,20 @@ Site = tuple[str, str, int, str]  # (path, caller qualname, line, called name)
 def _edges_by_site(
     extracts: dict[str, FileExtract], resolver: Resolver
 ) -> dict[Site, dict[Target, str]]:
-    """Strata's targets (and resolution kinds) at each call site."""
+    """Strata's targets (and resolution kinds) at each call site, asked per call so an
+    edge counts at the site that made it (``self.storage_class()`` reaching ``Headers``).
+
+    Edges a site implies without naming them (a class called reaches its ``__init__``:
+    ``constructor``) are left out: Jedi answers the class.
+    """
     edges: dict[Site, dict[Target, str]] = defaultdict(dict)
-    for path in extracts:
-        for call in resolver.resolve_file(path).calls:
-            caller = call.src_qualname or MODULE
-            name = call.dst_qualname.rsplit(".", 1)[-1]
-            for line in call.lines:
-                edges[(path, caller, line, name)][(call.dst_path, call.dst_qualname)] = (
-                    call.resolution
-                )
+    for path, extract in extracts.items():
+        for call in extract.calls:
+            targets, _ = resolver.call_targets(path, call)
+            site = (path, call.caller or MODULE, call.line, call.name)
+            for target, resolution in targets:
+                if resolution != "constructor":
+                    edges[site][(target.path, target.qualname)] = resolution
     return edges
 
 

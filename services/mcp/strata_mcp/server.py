@@ -228,12 +228,18 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
     ) -> CallsOut:
         return await walk(code.callees, id, ctx, depth=depth, first=first, as_of=as_of)
 
-    @mcp.tool(description="Transitive callers of the symbol, the entrypoints and tests among them.")
+    @mcp.tool(
+        description="Transitive callers of the symbol, the entrypoints and tests among them; "
+        "calls linked by name alone are left out unless include_guesses."
+    )
     async def impact(
         id: SymbolId,
         ctx: Context,
         first: Annotated[int, Field(ge=1, le=100)] = 20,
         as_of: AsOfParam = None,
+        include_guesses: Annotated[
+            bool, Field(description="also follow calls linked by name alone (name_only)")
+        ] = False,
     ) -> ImpactOut:
         principal = await readable_symbol(ctx, id, as_of)
         view = await run(
@@ -243,6 +249,7 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
             first=first + 1,  # one more than shown: each list knows whether it was cut
             repos=_repos(principal),
             timeout=timeout,
+            include_guesses=include_guesses,
         )
         unseen = view.unresolved
         lists = {"callers": view.callers, "entrypoints": view.entrypoints, "tests": view.tests}

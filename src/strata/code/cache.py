@@ -45,7 +45,14 @@ STALE_TMP_S = 3600
 # What the extractor is made of, relative to the strata.code package: every
 # .py and .scm below these (so a restructured languages/ is covered as is).
 CODE_DIR = Path(__file__).resolve().parent
-VERSION_SOURCES: tuple[str, ...] = ("languages", "queries", "model.py")
+# The flow IR rides on every Python extract: its builder and model are the extractor too.
+VERSION_SOURCES: tuple[str, ...] = (
+    "languages",
+    "queries",
+    "model.py",
+    "flow/model.py",
+    "flow/python.py",
+)
 _SUFFIXES = (".py", ".scm")
 
 

@@ -460,6 +460,8 @@ class CodeIndexer:
             new_names = {s.qualname for s in new[1].symbols} if new else set()
             names |= {n.rsplit(".", 1)[-1] for n in old_names ^ new_names}
         gone_modules = self._module_names_of(run, deleted)
+        # A package's `__init__` re-exports names: what its importers bind may have moved.
+        reached = added | {p for p in changed if posixpath.basename(p).startswith("__init__.")}
         dependents = {
             path
             for path, (_, extract) in extracts.files.items()
@@ -467,7 +469,7 @@ class CodeIndexer:
             and (
                 any(call.name in names for call in extract.calls)
                 or any(_imports_module(imp.module, gone_modules) for imp in extract.imports)
-                or (added and _reaches(run.index, path, added))
+                or (reached and _reaches(run.index, path, reached))
             )
         }
         # Values flow through calls: a changed return type moves the callers' callers.

@@ -235,7 +235,8 @@ class CodeProjection:
                 "signature": (symbol.signature or None) and symbol.signature[:SIGNATURE_MAX],
                 "docstring": (symbol.docstring or None) and symbol.docstring[:DOCSTRING_MAX],
                 "test_framework": symbol.test_framework,
-                "entrypoint": symbol.entrypoint,
+                "entrypoint": symbol.entrypoint
+                or ("public_api" if symbol.qualname in resolution.public_api else None),
                 "framework": symbol.framework,
                 "decorators": [d[:200] for d in symbol.decorators[:20]] or None,
                 "unresolved_calls": unresolved,

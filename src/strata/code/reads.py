@@ -42,6 +42,8 @@ _EDGE = as_of_predicate("c")
 _REPOS = "($repos IS NULL OR {var}.repo IN $repos)"
 _STATE_PROPS = fact_projection("st")
 _EDGE_PROPS = fact_projection("c")
+# A name-only guess (resolution `name_only`) is walked only when the caller asks for guesses.
+_GUESSES = "($guesses OR c.resolution IS NULL OR c.resolution <> 'name_only')"
 
 # The point lookup reads the symbol's span off its File's layout in the same round trip.
 SYMBOL_BY_KEY = f"""
@@ -82,7 +84,7 @@ LIMIT $first
 CALLERS_STEP = f"""
 UNWIND $frontier AS target
 MATCH (t:Symbol {{key: target}})<-[c:CALLS]-(x)
-WHERE {_EDGE} AND {_REPOS.format(var="x")}
+WHERE {_EDGE} AND {_REPOS.format(var="x")} AND {_GUESSES}
 WITH target, x, c
 LIMIT $cap
 OPTIONAL MATCH (x)-[st:STATE]->(x)
@@ -95,7 +97,7 @@ RETURN target AS via, x.key AS key, labels(x)[0] AS label, x.path AS path, x.rep
 CALLEES_STEP = f"""
 UNWIND $frontier AS source
 MATCH (f {{key: source}})-[c:CALLS]->(x:Symbol)
-WHERE {_EDGE} AND {_REPOS.format(var="x")}
+WHERE {_EDGE} AND {_REPOS.format(var="x")} AND {_GUESSES}
 WITH source, f, x, c
 LIMIT $cap
 OPTIONAL MATCH (x)-[st:STATE]->(x)
@@ -286,6 +288,7 @@ class CodeReads:
         first: int,
         repos: list[str] | None,
         timeout: float | None,
+        guesses: bool = True,
     ) -> list[CallHit]:
         depth = max(1, min(depth, MAX_DEPTH))
         first = max(1, min(first, MAX_FIRST))
@@ -298,7 +301,13 @@ class CodeReads:
             if not frontier:
                 break
             rows = self._gateway.read(
-                step, frontier=frontier, cap=FRONTIER_CAP, repos=repos, timeout=timeout, **params
+                step,
+                frontier=frontier,
+                cap=FRONTIER_CAP,
+                repos=repos,
+                guesses=guesses,
+                timeout=timeout,
+                **params,
             )
             rows.sort(key=lambda r: (r["via"], -float(r["edge"].get("confidence", 0)), r["key"]))
             frontier = []
@@ -340,11 +349,24 @@ class CodeReads:
         first: int = 50,
         repos: list[str] | None = None,
         timeout: float | None = None,
+        include_guesses: bool = False,
     ) -> ImpactView:
         """Transitive callers, the entrypoints among them, the tests that reach the symbol,
-        and the unresolved call sites named like the symbol or any of its callers."""
+        and the unresolved call sites named like the symbol or any of its callers.
+
+        Calls linked by name alone (``name_only``) are not followed unless
+        ``include_guesses``: an impact answer is read as "what breaks", and a guess
+        there is an invented dependency.
+        """
         callers = self._walk(
-            CALLERS_STEP, key, as_of, depth=depth, first=MAX_FIRST, repos=repos, timeout=timeout
+            CALLERS_STEP,
+            key,
+            as_of,
+            depth=depth,
+            first=MAX_FIRST,
+            repos=repos,
+            timeout=timeout,
+            guesses=include_guesses,
         )
         entrypoints = [h for h in callers if h.state.get("entrypoint")]
         tests = [h for h in callers if h.state.get("test_framework")]

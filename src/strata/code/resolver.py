@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from strata.code.flow.exports import exported_api
 from strata.code.flow.guess import guessable, never_guessed
 from strata.code.flow.imports import scoped
 from strata.code.flow.index import FlowIndex, build_flow
@@ -51,6 +52,7 @@ TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "trait"})
 MAX_LINES = 50
 MAX_UNRESOLVED = 100
 MAX_BASE_DEPTH = 10
+MAX_REEXPORT_DEPTH = 4  # `from .a import *` chains followed for a module attribute
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +95,8 @@ class FileResolution:
     imports: list[ImportEdge] = field(default_factory=list)
     unresolved: dict[str | None, list[str]] = field(default_factory=dict)
     external_calls: int = 0
+    # Qualnames of the file's symbols that are its library's exported API (public_api).
+    public_api: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,7 @@ class Resolver:
         self._scopes: dict[str, FileScope] = {}
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._has_local_imports: dict[str, bool] = {}
+        self._public: dict[str, frozenset[str]] | None = None
         self.flow: FlowIndex = build_flow(self)  # solved on its first question
         self.receivers = ReceiverTypes(self)  # declared receiver types (no flow needed)
 
@@ -145,15 +150,7 @@ class Resolver:
             lines_of[key].append(line)
             best.setdefault(key, resolution)
         for call in extract.calls:
-            typed = self.receivers.callees(path, call)  # a receiver of a declared type
-            if typed is not None:
-                hits, external = typed, False
-            else:
-                hit, external = self._resolve_call(path, extract, call)
-                # The flow pass: what values reach the callee, beyond a name-only guess.
-                found = (hit.target, hit.resolution) if hit is not None else None
-                hits = [] if external else self.flow.refine(path, call, found)
-            hits = [(self.receivers.overload(t, call.arity), r) for t, r in hits]
+            hits, external = self.call_targets(path, call)
             for target, resolution in hits:
                 key = (call.caller, target.path, target.qualname)
                 lines_of[key].append(call.line)
@@ -185,6 +182,7 @@ class Resolver:
                 )
             )
         out.calls = sorted(merged, key=lambda e: (e.line, e.dst_path, e.dst_qualname))
+        out.public_api = self.public_api().get(path, frozenset())
         for symbol in extract.symbols:
             for edge_type, names in (
                 ("INHERITS", symbol.bases),
@@ -206,7 +204,31 @@ class Resolver:
                         )
         return out
 
+    def public_api(self) -> dict[str, frozenset[str]]:
+        """Per file, the symbols its library exports (computed once per snapshot)."""
+        if self._public is None:
+            self._public = exported_api(self.index, self.scope, self.symbols)
+        return self._public
+
     # -- calls -----------------------------------------------------------------------
+
+    def call_targets(
+        self, path: str, call: CallSite
+    ) -> tuple[list[tuple[SymbolTarget, str]], bool]:
+        """The declarations one call site of ``path`` reaches with their resolution
+        kinds, and whether the call is known to leave the repository."""
+        typed = self.receivers.callees(path, call)  # a receiver of a declared type
+        if typed is not None:
+            hits = typed
+        else:
+            hit, external = self._resolve_call(path, self.index.files[path], call)
+            if external:
+                return [], True
+            # The flow pass: what values reach the callee, beyond a name-only guess.
+            found = (hit.target, hit.resolution) if hit is not None else None
+            hits = self.flow.refine(path, call, found)
+        # Java/C# overloads told apart by the call's arity.
+        return [(self.receivers.overload(t, call.arity), r) for t, r in hits], False
 
     def _resolve_call(
         self, path: str, extract: FileExtract, call: CallSite
@@ -334,14 +356,24 @@ class Resolver:
         system = self.index.system_of(path)
         return system.submodule(self.index, module, rest) if system is not None else None
 
-    def _in_module(self, module: ModuleTarget, name: str) -> _Hit | None:
+    def _in_module(self, module: ModuleTarget, name: str, depth: int = 0) -> _Hit | None:
         for candidate in module.paths:
             symbol = self.index.top_level.get(candidate, {}).get(name)
             if symbol is not None:
                 return _Hit(SymbolTarget(candidate, symbol.qualname), "import")
         system = self.index.system_of(module.paths[0]) if module.paths else None
         passed = system.reexported(self.index, module, name) if system is not None else None
-        return _Hit(passed, "import") if passed is not None else None
+        if passed is not None:
+            return _Hit(passed, "import")
+        for candidate in module.paths:
+            # A package `__init__` that pulls names in with `from .impl import *` (a name
+            # it imports by name is a value the flow pass follows: `pkg.get()` -> flow).
+            scope = self.scope(candidate)
+            for star in scope.wildcards if depth < MAX_REEXPORT_DEPTH else ():
+                hit = self._in_module(star, name, depth + 1)
+                if hit is not None:
+                    return hit
+        return None
 
     def _name_only(self, name: str, *, methods_only: bool = False) -> _Hit | None:
         if never_guessed(name, bare=not methods_only):

@@ -62,6 +62,12 @@ async def walk(client: Client, shop: Indexed) -> dict[str, Any]:
         symbol = await client.call_tool("symbol", {"id": top["id"]})
         callers = await client.call_tool("callers", {"id": top["id"], "depth": 2})
         impact = await client.call_tool("impact", {"id": top["id"]})
+        assert "include_guesses" in tools["impact"].input_schema["properties"]
+        guessed = await client.call_tool("impact", {"id": top["id"], "include_guesses": True})
+        assert not guessed.is_error, guessed.content
+        assert len(guessed.structured_content["callers"]) >= len(
+            impact.structured_content["callers"]
+        )
         history = await client.call_tool("history", {"id": top["id"]})
         old = await client.call_tool(
             "search",

@@ -124,7 +124,8 @@ class CodeQuery:
 
     @strawberry.field(
         description="Transitive callers up to the entrypoints they reach, and the tests that "
-        "exercise the symbol or its callers."
+        "exercise the symbol or its callers. Name-only guesses are left out unless "
+        "`includeGuesses`."
     )
     async def impact(
         self,
@@ -132,6 +133,7 @@ class CodeQuery:
         symbol: strawberry.ID,
         first: int = 50,
         as_of: AsOfInput | None = None,
+        include_guesses: bool = False,
     ) -> Impact:
         context = info.context
         first = context.page(first)
@@ -143,7 +145,12 @@ class CodeQuery:
             return Impact(callers=[], entrypoints=[], tests=[])
         # One more than shown, so each list knows whether it was cut.
         view = await context.run(
-            context.code.impact, key, when, first=first + 1, repos=context.readable_names()
+            context.code.impact,
+            key,
+            when,
+            first=first + 1,
+            repos=context.readable_names(),
+            include_guesses=include_guesses,
         )
         if not view.callers:
             await say_why(info, repo, when, label=label, key=key)

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from strata.code.flow.model import Attr, FileFlow, FlowCall, Function, Item, Name, Param
-from strata.code.flow.solver import Lookup, Solver, Value, Var
+from strata.code.flow.solver import Lookup, Solver, Value, Var, yields_of
 from strata.code.flow.values import file_of
 
 MAX_DEMAND = 16  # nested variable computations before a read answers what it has
@@ -46,16 +46,7 @@ class DemandSolver(Solver):
         self._call_statement: dict[int, Statement] = {}
         for path, flow in flows.items():
             for function in flow.functions:
-                returns = ("r", path, function.qualname)
-                self._static[returns] += [("r", path, function, e) for e in function.returns]
-                for param in function.params:
-                    if param.default is not None:
-                        var = ("v", path, function.qualname, param.name)
-                        self._static[var].append(("d", path, function, param))
-                for decorator in function.decorators:
-                    name = _last_name(decorator)
-                    if name:
-                        self._decorated_by[name].append(("k", path, function, decorator))
+                self._index_function(path, function)
             for assign in flow.assigns:
                 statement: Statement = ("a", path, assign, None)
                 target = assign.target
@@ -74,8 +65,31 @@ class DemandSolver(Solver):
                 name = _last_name(call.func)
                 if name:
                     self._calls_by_name[name].append(statement)
+        # Seeding (parameters from annotations, self/cls) must not demand: a statement run
+        # now would read variables not seeded yet and, memoised, never run again.
+        self._depth = MAX_DEMAND
         self._seed()
+        self._depth = 0
         self._current = 0  # from now on `_add` records which file wrote into which
+
+    def _index_function(self, path: str, function: Function) -> None:
+        """The statements that write a function's returns, yields and parameters."""
+        qualname = function.qualname
+        self._static[("r", path, qualname)] += [("r", path, function, e) for e in function.returns]
+        self._static[("y", path, qualname)] += [
+            ("y", path, function, e) for e in yields_of(function)
+        ]
+        for param in function.params:
+            if param.default is not None:
+                self._static[("v", path, qualname, param.name)].append(("d", path, function, param))
+        for filled in self.fixtures.params(path, function):
+            self._static[("v", path, qualname, filled[0].name)].append(
+                ("p", path, function, filled)
+            )
+        for decorator in function.decorators:
+            name = _last_name(decorator)
+            if name:
+                self._decorated_by[name].append(("k", path, function, decorator))
 
     def solve(self) -> int:
         """Nothing up front: values are computed on demand."""

@@ -112,6 +112,7 @@ class Function:
     annotation: str | None = None  # the return annotation as written
     decorators: tuple[Expr, ...] = ()  # innermost last, as written
     globals: tuple[str, ...] = ()  # names declared ``global``/``nonlocal``
+    yields: tuple[Expr, ...] = ()  # yielded expressions (a pytest fixture's value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,3 +150,5 @@ class FileFlow:
     # (line, function qualname) of each import statement inside a function: what it
     # binds is visible in that function (and functions nested in it) only.
     local_imports: tuple[tuple[int, str], ...] = ()
+    # The names a module-level `__all__ = [...]` lists (None: the file sets no `__all__`).
+    exports: tuple[str, ...] | None = None

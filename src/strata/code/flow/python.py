@@ -45,9 +45,11 @@ __all__ = ["FileExtract", "attach", "build", "collect"]  # FileExtract: for the 
 _STATEMENTS = """
 (assignment) @assign
 (return_statement) @return
+(yield) @yield
 (for_statement) @for
 (for_in_clause) @for
 (with_item) @with
+(except_clause) @except
 (named_expression) @walrus
 (global_statement) @global
 (nonlocal_statement) @global
@@ -70,6 +72,12 @@ _EXPRESSIONS = frozenset(
 # A bare call of a builtin the file does not rebind reaches nothing in the repository
 # and passes its arguments to nothing the solver follows: no FlowCall for it.
 _BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+# Builtins that call a protocol method of their first argument.
+_PROTOCOL_BUILTINS = {
+    "len": "__len__", "str": "__str__", "repr": "__repr__", "iter": "__iter__",
+    "next": "__next__", "hash": "__hash__", "bool": "__bool__", "abs": "__abs__",
+    "format": "__format__", "reversed": "__reversed__", "bytes": "__bytes__",
+}  # fmt: skip
 
 
 def _query(language: Language) -> Query:
@@ -112,10 +120,12 @@ class _Builder:
             d.qualname: d.node.type == "function_definition" for d in self.decls.values()
         }
         self.returns: dict[str, list[Expr]] = {}
+        self.yields: dict[str, list[Expr]] = {}
         self.globals: dict[str, list[str]] = {}
         self.local_imports: list[tuple[int, str]] = []
         self.assigns: list[Assign] = []
         self.implicits: list[Implicit] = []
+        self.exports: tuple[str, ...] | None = None
         self._at = (0, -1)  # line and block of the statement being read
         self._blocks: dict[int, int] = {}  # node id -> start byte of its block
         source = unit.source
@@ -174,12 +184,17 @@ class _Builder:
             for c in self.unit.calls
             if wildcard or bool(c.receiver) or c.callee not in _BUILTINS or c.callee in rebound
         )
+        for c in self.unit.calls:
+            protocol = _PROTOCOL_BUILTINS.get(c.callee)
+            if protocol is not None and not c.receiver and c.callee not in rebound:
+                self._protocol_call(c.node, c.caller, c.line, protocol)
         return FileFlow(
             functions=functions,
             assigns=tuple(self.assigns),
             calls=tuple(c for c in calls if c is not None),
             implicits=tuple(self.implicits),
             local_imports=tuple(self.local_imports),
+            exports=self.exports,
         )
 
     # -- statements ----------------------------------------------------------------
@@ -196,6 +211,8 @@ class _Builder:
             return
         if kind is not None:
             self.bind(scope, left, Annot(self.text(kind)))
+        if scope is None and right is not None and self.text(left) == "__all__":
+            self.exports = _strings(self, right)
         if right is not None:
             # `a = b = v`: the inner assignment is matched on its own; both get v.
             self.bind(scope, left, self.expr(_innermost_value(right)))
@@ -205,6 +222,14 @@ class _Builder:
         expr = self.expr(value) if value is not None else None
         if scope is not None and expr is not None:
             self.returns.setdefault(scope, []).append(expr)
+
+    def _on_yield(self, scope: str | None, node: Node, line: int) -> None:
+        value = node.named_child(0) if node.named_child_count else None
+        if value is None or scope is None or any(c.type == "from" for c in node.children):
+            return  # `yield from g` passes g's values on: not followed
+        expr = self.expr(value)
+        if expr is not None:
+            self.yields.setdefault(scope, []).append(expr)
 
     def _on_for(self, scope: str | None, node: Node, line: int) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -230,6 +255,25 @@ class _Builder:
         self.implicits.append(Implicit(scope, line, obj, "__exit__"))
         if target is not None:
             self.bind(scope, target, Protocol(obj, "__enter__"))
+
+    def _on_except(self, scope: str | None, node: Node, line: int) -> None:
+        # `except (A, B) as err:` binds err to an instance of A or B.
+        value = node.child_by_field_name("value")
+        if value is None or value.type != "as_pattern" or not value.named_child_count:
+            return
+        alias = value.child_by_field_name("alias")
+        target = alias.named_child(0) if alias is not None and alias.named_child_count else None
+        if target is not None:
+            self.bind(scope, target, Annot(self.text(value.named_children[0])))
+
+    def _protocol_call(self, node: Node, caller: Decl | None, line: int, method: str) -> None:
+        """``len(x)`` runs ``x.__len__``: an implicit call on the first argument."""
+        arguments = node.child_by_field_name("arguments")
+        first = arguments.named_child(0) if arguments is not None else None
+        obj = self.expr(first) if first is not None else None
+        if obj is not None:
+            scope = caller.qualname if caller is not None else None
+            self.implicits.append(Implicit(scope, line, obj, method))
 
     def _on_walrus(self, scope: str | None, node: Node, line: int) -> None:
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
@@ -285,6 +329,7 @@ class _Builder:
             annotation=self.text(returned) if returned is not None else None,
             decorators=decorators,
             globals=tuple(self.globals.get(decl.qualname, ())),
+            yields=tuple(self.yields.get(decl.qualname, ())),
         )
 
     def params(self, node: Node) -> tuple[Param, ...]:
@@ -404,6 +449,20 @@ class _Builder:
             children = node.named_children
             return _either(self.expr(children[0], depth + 1), self.expr(children[-1], depth + 1))
         return None
+
+
+def _strings(builder: _Builder, node: Node) -> tuple[str, ...]:
+    """The plain string literals of a list or tuple literal (``__all__``)."""
+    if node.type not in ("list", "tuple"):
+        return ()
+    found = []
+    for child in node.named_children:
+        if child.type != "string":
+            continue
+        parts = [c for c in child.named_children if c.type == "string_content"]
+        if len(parts) == 1:
+            found.append(builder.text(parts[0]))
+    return tuple(found)
 
 
 def _bound_names(imp: Import) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ import gc
 from collections import defaultdict
 from collections.abc import Iterator
 
+from strata.code.flow.fixtures import Fixtures, Target
 from strata.code.flow.model import (
     Assign,
     Attr,
@@ -61,6 +62,7 @@ class Solver(Evaluator):
         self._annotations: dict[tuple[str, str | None, str], set[Value]] = {}
         self._names = {symbol.name for symbol in lookup.symbols.values()}
         self._sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]] = defaultdict(list)
+        self.fixtures = Fixtures(lookup.index.files, flows)
         for path, flow in flows.items():
             for function in flow.functions:
                 self.functions[(path, function.qualname)] = function
@@ -94,6 +96,9 @@ class Solver(Evaluator):
                 statements += [("r", path, function, e) for e in function.returns]
                 statements += [("d", path, function, p) for p in function.params if p.default]
                 statements += [("k", path, function, d) for d in function.decorators]
+                statements += [("y", path, function, e) for e in yields_of(function)]
+                filled = self.fixtures.params(path, function)
+                statements += [("p", path, function, f) for f in filled]
             statements += [("a", path, a, None) for a in flow.assigns]
             statements += [("c", path, c, None) for c in flow.calls]
         self._queue = list(range(len(statements)))
@@ -122,22 +127,36 @@ class Solver(Evaluator):
         elif kind == "c":
             assert isinstance(item, FlowCall)
             self._call(path, item)
+        elif kind in ("r", "y"):  # what the function returns / yields
+            assert isinstance(item, Function)
+            self._add((kind, path, item.qualname), self.eval(path, item.qualname, extra))  # type: ignore[arg-type]
+        elif kind == "p":
+            assert isinstance(item, Function)
+            self._fill(path, item, extra)  # type: ignore[arg-type]
         else:
             assert isinstance(item, Function)
-            symbol = self.lookup.symbols.get((path, item.qualname))
-            parent = symbol.parent if symbol is not None else None
-            if kind == "r":
-                self._add(("r", path, item.qualname), self.eval(path, item.qualname, extra))  # type: ignore[arg-type]
-            elif kind == "d":
-                if not isinstance(extra, Param) or extra.default is None:
-                    return
-                var = ("v", path, item.qualname, extra.name)
-                self._add(var, self.eval(path, parent, extra.default))
-            else:
-                # A repository decorator receives the function as its first argument.
-                for value in self.eval(path, parent, extra):  # type: ignore[arg-type]
-                    if value[0] == "f":
-                        self._bind_args(value, [{("f", path, item.qualname)}], (), skip=0)
+            self._around(kind, path, item, extra)
+
+    def _around(self, kind: str, path: str, item: Function, extra: object) -> None:
+        """A default (``d``) or a decorator (``k``): evaluated where the function is defined."""
+        symbol = self.lookup.symbols.get((path, item.qualname))
+        parent = symbol.parent if symbol is not None else None
+        if kind == "d":
+            if not isinstance(extra, Param) or extra.default is None:
+                return
+            var = ("v", path, item.qualname, extra.name)
+            self._add(var, self.eval(path, parent, extra.default))
+        else:
+            # A repository decorator receives the function as its first argument.
+            for value in self.eval(path, parent, extra):  # type: ignore[arg-type]
+                if value[0] == "f":
+                    self._bind_args(value, [{("f", path, item.qualname)}], (), skip=0)
+
+    def _fill(self, path: str, function: Function, filled: tuple[Param, Target]) -> None:
+        """A test's parameter receives what its pytest fixture returns or yields."""
+        param, (where, fixture) = filled
+        values = self.values(("r", where, fixture)) | self.values(("y", where, fixture))
+        self._add(("v", path, function.qualname, param.name), values)
 
     def decorators(self, path: str, qualname: str) -> list[Value]:
         """The repository functions applied as decorators to a function (innermost last)."""
@@ -235,3 +254,7 @@ class Solver(Evaluator):
             for value in self.eval(path, scope, target.obj):
                 if value[0] == "x":
                     yield ("e", value)
+
+
+def yields_of(function: Function) -> tuple[Expr, ...]:
+    return getattr(function, "yields", ())  # absent on flows cached before yields

@@ -263,7 +263,11 @@ class Evaluator:
             path, qualname = str(value[1]), str(value[2])
             out: set[Value] = set()
             for owner in self.mro(path, qualname):
+                # The first class in the MRO that assigns the attribute wins, as in Python
+                # (a subclass's `storage_class = B` hides the base's `storage_class = A`).
                 out |= self.values(("a", owner.path, owner.qualname, name))
+                if out:
+                    break
             found = self.member(path, qualname, name)
             if found is not None:
                 symbol = self.lookup.symbols[found]

@@ -24,8 +24,10 @@ Conventions every adapter keeps, on top of those in :mod:`strata.code.model`:
   ``export`` keyword (doc comments are not part of it); ``body_hash`` covers the
   same text. Decorators are recorded without their marker (``app.get("/x")``,
   ``Override``, ``HttpGet("{id}")``, ``derive(Debug)``).
-- Any repeated qualname in a file gets ``#2``, ``#3`` in source order (overloads,
-  property setters), not only in Java and C#.
+- Any repeated qualname in a file gets ``#2``, ``#3`` in source order (Java and
+  C# overloads, property setters, redefinitions), except overload stubs: Python
+  ``@overload`` functions and TypeScript overload signatures fold into the
+  implementation that follows them (:mod:`._overloads`), which keeps the plain name.
 - Calls made by decorators belong to the enclosing scope (they run there).
 - Receivers are as written (whitespace collapsed, at most 200 characters),
   except: the parent-class receivers ``super()``/``super(C, self)`` (Python),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 from tree_sitter import Node
 
 from strata.code.languages import _routes
+from strata.code.languages._overloads import fold_overloads
 from strata.code.languages.base import (
     Decl,
     LanguageAdapter,
@@ -327,7 +328,7 @@ class EcmaScriptAdapter(LanguageAdapter):
             unit.exports.append((unit.text(caps["exported"][0]), local))
 
     def before_link(self, unit: Unit) -> None:
-        _fold_overloads(unit)
+        fold_overloads(unit, _overload_signature)  # overload signatures are the function
         if unit.is_test_file:
             _add_tests(unit, "vitest" if "vitest" in unit.frameworks else "jest")
         if "express" in unit.frameworks:
@@ -338,38 +339,8 @@ class EcmaScriptAdapter(LanguageAdapter):
             _mark_nest_routes(unit)
 
 
-_SIGNATURES = frozenset({"function_signature", "method_signature"})
-_IMPLEMENTATIONS = frozenset(
-    {"function_declaration", "generator_function_declaration", "method_definition"}
-)
-_WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
-
-
-def _fold_overloads(unit: Unit) -> None:
-    """TypeScript overload signatures are one symbol with their implementation (or,
-    without one, with the first signature): adding an overload moves no id."""
-    if not any(d.node.type in _SIGNATURES for d in unit.decls):
-        return
-    implemented = {
-        (_container(d.node), d.name) for d in unit.decls if d.node.type in _IMPLEMENTATIONS
-    }
-    seen: set[tuple[int, str]] = set()
-    kept: list[Decl] = []
-    for decl in unit.decls:
-        if decl.node.type in _SIGNATURES:
-            key = (_container(decl.node), decl.name)
-            if key in implemented or key in seen:
-                continue
-            seen.add(key)
-        kept.append(decl)
-    unit.decls = kept
-
-
-def _container(node: Node) -> int:
-    parent = node.parent
-    while parent is not None and parent.type in _WRAPPERS:
-        parent = parent.parent
-    return parent.id if parent is not None else -1
+def _overload_signature(decl: Decl) -> bool:
+    return decl.node.type in ("function_signature", "method_signature")
 
 
 def _is_jsdoc(node: Node) -> bool:

@@ -15,6 +15,7 @@ from tree_sitter import Node
 from strata.code.flow import imports as absolute
 from strata.code.flow import python as flow
 from strata.code.languages import _routes
+from strata.code.languages._overloads import fold_overloads, python_stub
 from strata.code.languages.base import (
     Decl,
     LanguageAdapter,
@@ -30,6 +31,7 @@ from strata.code.languages.module_system import (
     Manifest,
     ModuleSystem,
     ModuleTarget,
+    SymbolTarget,
 )
 from strata.code.model import FileExtract, Import, SymbolDef, SymbolKind
 
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 _TEST_NAME = re.compile(r"^test")
 _ROUTE_METHODS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
+MAX_REEXPORT_HOPS = 4  # `from .a import x` chains followed from an importing file
 _CLI_FRAMEWORKS = ("typer", "click")
 
 
@@ -74,7 +77,9 @@ class PythonModules(ModuleSystem):
             scope.bindings[absolute.scoped(function, name)] = binding
         return bound
 
-    def _bind(self, index: ModuleIndex, path: str, imp: Import, scope: FileScope) -> list[Binding]:
+    def _bind(
+        self, index: ModuleIndex, path: str, imp: Import, scope: FileScope, depth: int = 0
+    ) -> list[Binding]:
         module = imp.module
         relative = module.startswith(".")
         if relative:
@@ -111,9 +116,15 @@ class PythonModules(ModuleSystem):
             if sub.paths:
                 binding = sub
             else:
-                found = index.symbol_in(base.paths, name)
+                via: list[str] = []
+                found = index.symbol_in(base.paths, name) or self._reexport(
+                    index, base.paths, name, depth, via
+                )
                 if found is not None:
                     binding = found
+                    # The re-exporting files count as imported too: a change to their
+                    # re-exports changes what this import binds (incremental indexing).
+                    bound.extend(ModuleTarget(module, (p,)) for p in via)
                 elif base.paths:
                     binding = ModuleTarget(module, base.paths)
                 else:
@@ -121,6 +132,35 @@ class PythonModules(ModuleSystem):
             scope.bindings[imp.alias or name] = binding
             bound.append(binding)
         return bound
+
+    def _reexport(
+        self, index: ModuleIndex, paths: tuple[str, ...], name: str, depth: int, via: list[str]
+    ) -> SymbolTarget | None:
+        """The declaration a module re-exports as ``name``: ``from .api import get``
+        (also ``as get``) or ``from .api import *`` at the top of its file, followed
+        through further re-exports (a few hops: cycles in broken code end there)."""
+        if depth >= MAX_REEXPORT_HOPS:
+            return None
+        for path in paths:
+            extract = index.files.get(path)
+            if extract is None or extract.language != "python":
+                continue
+            for imp in extract.imports:
+                if not imp.names or _enclosing_function(extract, imp.line) is not None:
+                    continue
+                wildcard = "*" in imp.names
+                if not wildcard and (imp.alias or imp.names[0]) != name:
+                    continue
+                probe = Import(imp.module, imp.line, names=(name,)) if wildcard else imp
+                scope = FileScope()
+                hops = self._bind(index, path, probe, scope, depth + 1)
+                found = scope.bindings.get(name)
+                if isinstance(found, SymbolTarget):
+                    via.append(path)
+                    for hop in hops:  # the files further along the chain
+                        via.extend(hop.paths if isinstance(hop, ModuleTarget) else ())
+                    return found
+        return None
 
     def _package_dirs(self, index: ModuleIndex) -> frozenset[str]:
         found = self._packages.get(index)
@@ -197,6 +237,9 @@ class PythonAdapter(LanguageAdapter):
 
     def on_entrypoint(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
         unit.add_entrypoint("__main__")
+
+    def before_link(self, unit: Unit) -> None:
+        fold_overloads(unit, python_stub)  # `@overload` stubs are their implementation
 
     def finish(self, unit: Unit) -> None:
         _mark_tests(unit, pytest_file=_is_pytest_file(posixpath.basename(unit.path)))
