@@ -261,7 +261,7 @@ class TestVersionThreeGraph:
         for step in (0, 1):
             check_lines(history, code_reads, ontology, step)
         history.index(make_indexer(gateway, ontology, tmp_path / "cache-v4"), 2)
-        assert code_reads.symbol(stored, at(C3)).state["ontology"] == 4  # type: ignore[union-attr]
+        assert code_reads.symbol(stored, at(C3)).state["ontology"] == ontology.version  # type: ignore[union-attr]
         for step in (0, 1, 2):
             check_lines(history, code_reads, ontology, step)
         run = key(ontology, history.name, "big.py", "Runner.run")
