@@ -58,6 +58,7 @@ from strata.graph.gateway import Gateway  # noqa: E402
 from strata.graph.reads import Reads  # noqa: E402
 from strata.graph.store import FactStore  # noqa: E402
 from strata.ontology import load_ontology  # noqa: E402
+from strata.search.bodies import git_blob_source  # noqa: E402
 from strata.search.docs import SearchIndex, local_embed  # noqa: E402
 from strata.search.service import SearchService  # noqa: E402
 from strata.search.text import identifier_words  # noqa: E402
@@ -250,13 +251,11 @@ def search_ranks(
     service: SearchService, repo: str, query: str, use: list[str]
 ) -> tuple[list[str], list[str]]:
     result = service.search(query, repo, first=50, retrievers=use)
-    files: list[str] = []
+    # Files from the search's own file rollup (a file's and its symbols' fused scores).
+    files = [f.path for f in result.files]
     symbols: list[str] = []
     for hit in result.hits:
         parts = hit.key.split("|")
-        path = hit.evidence.path or (parts[2] if len(parts) > 2 else "")
-        if path and path not in files:
-            files.append(path)
         if hit.label == "Symbol" and len(parts) >= 4 and hit.kind in ("function", "method"):
             symbols.append(f"{parts[2]}::{parts[3]}")
     return files, symbols
@@ -394,13 +393,19 @@ def main() -> None:
             Reads(gateway, ontology),
             cache=ExtractCache(CACHE / "extracts"),
         )
-        index = SearchIndex(gateway, None if args.no_vector else local_embed())
+        trees: dict[str, Path] = {}  # repository name -> its throwaway git repository
+        index = SearchIndex(
+            gateway,
+            None if args.no_vector else local_embed(),
+            blobs=git_blob_source(trees.get),
+        )
         service = SearchService(gateway, index, embed_per_search=0)
         for (sdist, sha256, root), cases in chosen.items():
             repo_dir = unpack(fetch(sdist, sha256), root)
             files = python_files(repo_dir)
             check_gold(cases, files)
             name = "rt-" + re.sub(r"[^A-Za-z0-9._-]", "-", root)
+            trees[name] = repo_dir
             head = subprocess.run(
                 ["git", "-C", str(repo_dir), "rev-parse", "HEAD"],
                 check=True,

@@ -22,6 +22,7 @@ from strata.errors import NotFound, ValidationError
 from strata.graph.gateway import Gateway, checked_label
 from strata.search.docs import SearchIndex
 from strata.search.fusion import Fused, Ranked, rrf
+from strata.search.rollup import FileScore, file_rollup
 from strata.search.text import check_first, check_query, lucene_query, query_terms
 from strata.temporal import AsOf, as_of_predicate, decode_fact
 
@@ -65,8 +66,9 @@ WHERE score >= $min_score AND d.repo = $repo AND d.label IN $labels
   AND ($ref IS NULL OR d.ref = $ref)
 MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
 WHERE st.hash = d.hash AND {_ST}
-WITH n.key AS key, d.label AS label, max(score) AS score
-RETURN key, label, score
+WITH n.key AS key, d.label AS label, coalesce(n.path, st.source_path) AS path,
+     max(score) AS score
+RETURN key, label, path, score
 ORDER BY score DESC, key
 LIMIT $limit
 """
@@ -94,8 +96,8 @@ WITH d, CASE WHEN d.lname = $needle THEN 3.0
              WHEN d.lname STARTS WITH $needle THEN 2.0 ELSE 1.0 END AS score
 MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
 WHERE st.hash = d.hash AND {_ST}
-WITH n.key AS key, max(score) AS score, size(d.lname) AS length
-RETURN key, 'Symbol' AS label, score
+WITH n.key AS key, n.path AS path, max(score) AS score, size(d.lname) AS length
+RETURN key, 'Symbol' AS label, path, score
 ORDER BY score DESC, length, key
 LIMIT $limit
 """
@@ -107,7 +109,7 @@ WHERE (s:Symbol OR s:File) AND labels(s)[0] = seed.label
 MATCH (s)-[c:CALLS|CONTAINS|DEFINES|INHERITS|IMPLEMENTS_TYPE|IMPLEMENTED_BY|AFFECTS|VERIFIED_BY]-(x)
 WHERE {_C} AND x.repo = $repo AND labels(x)[0] IN $labels
   AND ($ref IS NULL OR x.ref IS NULL OR x.ref = $ref)
-RETURN seed.key AS seed, x.key AS key, labels(x)[0] AS label, type(c) AS rel
+RETURN seed.key AS seed, x.key AS key, labels(x)[0] AS label, x.path AS path, type(c) AS rel
 LIMIT 2000
 """
 
@@ -172,6 +174,8 @@ class SearchResult:
     pending_embeddings: int = 0
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)  # ms per stage
+    # Files ranked by their own and their symbols' fused scores (strata.search.rollup).
+    files: list[FileScore] = field(default_factory=list)
 
 
 def check_layers(layers: Sequence[str] | None) -> tuple[str, ...]:
@@ -266,47 +270,46 @@ class SearchService:
             "limit": PER_RETRIEVER,
             **as_of.params(),
         }
-        rankings: dict[str, list[Ranked]] = {}
-        labels_of: dict[str, str] = {}
+        found = _Found()
         terms = query_terms(text)
         if "name" in use and _IDENTIFIER.fullmatch(text):
-            rows = self._gateway.read(NAME, needle=text.lower(), timeout=timeout, **params)
-            rankings["name"] = [Ranked(r["key"], float(r["score"])) for r in rows]
-            labels_of.update({r["key"]: r["label"] for r in rows})
+            found.add(
+                "name", self._gateway.read(NAME, needle=text.lower(), timeout=timeout, **params)
+            )
             clock.lap("name")
         if terms and "fulltext" in use:
-            rows = self._gateway.read(
-                FULLTEXT,
-                lucene=lucene_query(terms, repository),
-                min_score=0.0,
-                timeout=timeout,
-                **params,
+            lucene = lucene_query(terms, repository)
+            found.add(
+                "fulltext",
+                self._gateway.read(
+                    FULLTEXT, lucene=lucene, min_score=0.0, timeout=timeout, **params
+                ),
             )
-            rankings["fulltext"] = [Ranked(r["key"], float(r["score"])) for r in rows]
-            labels_of.update({r["key"]: r["label"] for r in rows})
             clock.lap("fulltext")
         notes: list[str] = []
         embed = self._index.embed
         if embed is not None and "vector" in use:
             vector = embed([text[:1000]])[0]
             clock.lap("embed")
-            rows = self._gateway.read(
-                VECTOR, vector=vector, min_score=VECTOR_MIN, timeout=timeout, **params
+            found.add(
+                "vector",
+                self._gateway.read(
+                    VECTOR, vector=vector, min_score=VECTOR_MIN, timeout=timeout, **params
+                ),
             )
-            rankings["vector"] = [Ranked(r["key"], float(r["score"])) for r in rows]
-            labels_of.update({r["key"]: r["label"] for r in rows})
             clock.lap("vector")
         elif "vector" in use:
             notes.append("no embedder configured: vector retriever skipped")
         if synced.pending:
             notes.append(f"{synced.pending} documents not embedded yet (strata search --embed)")
+        rankings, labels_of = found.rankings, found.labels
         seeds = [
             f
             for f in rrf(rankings, weights=WEIGHTS)[:SEEDS]
             if labels_of.get(f.key) in ("Symbol", "File")
         ]
         if "graph" in use:
-            rankings["graph"] = self._neighbours(seeds, labels_of, params, timeout)
+            rankings["graph"] = self._neighbours(seeds, found, params, timeout)
             clock.lap("graph")
         fused = rrf(rankings, weights=WEIGHTS)
         hits = self._hydrate(
@@ -327,6 +330,7 @@ class SearchService:
             pending_embeddings=synced.pending,
             notes=notes,
             timings=clock.laps,
+            files=file_rollup(fused, found.paths),
         )
 
     def require_repository(
@@ -347,7 +351,7 @@ class SearchService:
     def _neighbours(
         self,
         seeds: list[Fused],
-        labels_of: dict[str, str],
+        found: _Found,
         params: dict[str, Any],
         timeout: float | None,
     ) -> list[Ranked]:
@@ -356,7 +360,7 @@ class SearchService:
             return []
         rows = self._gateway.read(
             NEIGHBOURS,
-            seeds=[{"key": s.key, "label": labels_of[s.key]} for s in seeds],
+            seeds=[{"key": s.key, "label": found.labels[s.key]} for s in seeds],
             timeout=timeout,
             **params,
         )
@@ -365,7 +369,9 @@ class SearchService:
         via: dict[str, str] = {}
         for row in rows:
             score[row["key"]] += weight[row["seed"]] * REL_WEIGHT.get(row["rel"], 1.0)
-            labels_of.setdefault(row["key"], row["label"])
+            found.labels.setdefault(row["key"], row["label"])
+            if row["path"]:
+                found.paths.setdefault(row["key"], row["path"])
             via.setdefault(row["key"], f"{row['rel']} {row['seed']}")
         ranked = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:PER_RETRIEVER]
         return [Ranked(key, value, via[key]) for key, value in ranked]
@@ -445,6 +451,22 @@ def _hit(item: Fused, label: str, node: dict[str, Any], state: dict[str, Any]) -
         summary=str(summary)[:300] if summary else None,
         valid_at=_iso(state.get("valid_at")),
     )
+
+
+class _Found:
+    """The retrievers' rankings so far, and the label and path of every key they named."""
+
+    def __init__(self) -> None:
+        self.rankings: dict[str, list[Ranked]] = {}
+        self.labels: dict[str, str] = {}
+        self.paths: dict[str, str] = {}
+
+    def add(self, retriever: str, rows: list[dict[str, Any]]) -> None:
+        self.rankings[retriever] = [Ranked(r["key"], float(r["score"])) for r in rows]
+        for row in rows:
+            self.labels[row["key"]] = row["label"]
+            if row["path"]:
+                self.paths[row["key"]] = row["path"]
 
 
 class _Clock:
