@@ -37,8 +37,8 @@ Embed = Callable[[list[str]], list[list[float]]]
 
 INDEXED_LABELS = ("Symbol", "File", "Requirement", "Decision")
 # The shape of a document: a sync that finds the cursor at another version rewrites
-# every document of the repository once (2: body words in the text).
-DOC_VERSION = 2
+# every document of the repository once (2: body words in the text; 3: test flag).
+DOC_VERSION = 3
 WRITE_BATCH = 1000
 EMBED_BATCH = 16  # a batch is padded to its longest text: small batches cost less
 # States are stamped with their transaction's start time but become visible at
@@ -75,12 +75,14 @@ CALL (n, st) {
     AND (fs.invalid_at IS NULL OR fs.invalid_at > st.valid_at)
     AND fs.created_at <= st.created_at
     AND (fs.expired_at IS NULL OR fs.expired_at > st.created_at)
-  RETURN fs.content_hash AS file_blob ORDER BY fs.created_at DESC LIMIT 1
+  RETURN fs.content_hash AS file_blob, fs.is_test AS file_test
+  ORDER BY fs.created_at DESC LIMIT 1
 }
 RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
        st{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
           .module, .req_id, .line_start, .line_end} AS state,
        coalesce(st.content_hash, file_blob) AS blob,
+       coalesce(st.is_test, file_test, false) AS test,
        toString(st.created_at) AS created_at
 """
 
@@ -133,12 +135,18 @@ class SyncResult:
 
 
 def document(
-    label: str, node: dict[str, Any], state: dict[str, Any], digest: str, body: str = ""
+    label: str,
+    node: dict[str, Any],
+    state: dict[str, Any],
+    digest: str,
+    body: str = "",
+    *,
+    test: bool = False,
 ) -> dict[str, Any]:
     """The UNWIND row of one search document (pure: unit-tested without a database).
 
     ``body`` is the identifier words of its source text (:mod:`strata.search.bodies`),
-    indexed after the prose.
+    indexed after the prose; ``test`` marks a test file or a symbol of one.
     """
     name = node.get("name") or node.get("req_id") or node.get("decision_id") or node.get("path")
     kind = {
@@ -178,6 +186,7 @@ def document(
             "names": doc_text(identifiers),
             "text": " ".join(t for t in (doc_text(prose), body) if t),
             "v": DOC_VERSION,
+            "test": test,
             "embed_text": embedding_text([kind, state.get("qualified_name") or name, *prose]),
         },
     }
@@ -225,7 +234,14 @@ class SearchIndex:
         newest = ""
         for i, row in enumerate(rows):
             by_label[row["label"]].append(
-                document(row["label"], row["node"], row["state"], row["hash"], body.get(i, ""))
+                document(
+                    row["label"],
+                    row["node"],
+                    row["state"],
+                    row["hash"],
+                    body.get(i, ""),
+                    test=bool(row["test"]),
+                )
             )
             newest = max(newest, row["created_at"])
         written = 0
