@@ -361,6 +361,23 @@ class Rankers:
         return search_ranks(self.service, self.repo, query, MODES[mode])
 
 
+def choose_trees(
+    args: argparse.Namespace, projects: list[str]
+) -> tuple[dict[tuple[str, str, str], list[Case]], dict[str, str]]:
+    """The trees to run (the ones with most cases first) and each tree's group."""
+    held_out = {p.strip() for p in args.holdout.split(",") if p.strip()}
+    chosen: dict[tuple[str, str, str], list[Case]] = {}
+    group_of: dict[str, str] = {}  # tree root -> "tuned" | "held-out"
+    for project in projects:
+        trees = load_cases([project])
+        ordered = sorted(trees.items(), key=lambda kv: -len(kv[1]))
+        keep = ordered if args.trees_per_project == 0 else ordered[: args.trees_per_project]
+        chosen.update(keep)
+        for (_, _, root), _ in keep:
+            group_of[root] = "held-out" if project in held_out else "tuned"
+    return chosen, group_of
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--projects", default="click,rich,attrs")
@@ -371,21 +388,21 @@ def main() -> None:
         help="the trees with the most cases, per project (0: all)",
     )
     parser.add_argument("--no-vector", action="store_true", help="skip embedding and vectors")
+    parser.add_argument(
+        "--holdout",
+        default="attrs",
+        help="projects whose cases no setting was tuned on, reported apart (comma-joined)",
+    )
     args = parser.parse_args()
     projects = [p.strip() for p in args.projects.split(",") if p.strip()]
-    chosen: dict[tuple[str, str, str], list[Case]] = {}
-    for project in projects:
-        trees = load_cases([project])
-        ordered = sorted(trees.items(), key=lambda kv: -len(kv[1]))
-        keep = ordered if args.trees_per_project == 0 else ordered[: args.trees_per_project]
-        chosen.update(keep)
+    chosen, group_of = choose_trees(args, projects)
     settings = load_settings()
     server = Neo4jServer.from_settings(settings)
     if not server.running():
         server.start()
     ontology = load_ontology(settings.ontology_dir)
     modes = ["grep", "bm25", *(m for m in MODES if not (args.no_vector and "vector" in MODES[m]))]
-    scores = {mode: Scores() for mode in modes}
+    groups = {g: {mode: Scores() for mode in modes} for g in ("all", "tuned", "held-out")}
     with Gateway.connect(settings) as gateway:
         migrations.migrate(gateway, settings.migrations_dir)
         indexer = CodeIndexer(
@@ -428,13 +445,20 @@ def main() -> None:
                 for mode in modes:
                     started = time.perf_counter()
                     ranked, fns = rankers.rank(mode, case.query)
-                    s = scores[mode]
-                    s.seconds.append(time.perf_counter() - started)
-                    s.file_ranks.append(ranked)
-                    s.symbol_ranks.append(fns)
-                    s.gold_files.append(case.files)
-                    s.gold_symbols.append(case.symbols)
-    report(scores, sum(len(c) for c in chosen.values()), [root for _, _, root in chosen])
+                    seconds = time.perf_counter() - started
+                    for group in ("all", group_of[root]):
+                        s = groups[group][mode]
+                        s.seconds.append(seconds)
+                        s.file_ranks.append(ranked)
+                        s.symbol_ranks.append(fns)
+                        s.gold_files.append(case.files)
+                        s.gold_symbols.append(case.symbols)
+    for group, scores in groups.items():
+        roots = [root for _, _, root in chosen if group in ("all", group_of[root])]
+        if roots:
+            count = len(next(iter(scores.values())).seconds)
+            print(f"\n== {group} ==", end="")
+            report(scores, count, roots)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -65,6 +66,7 @@ _TESTS = frozenset({"test", "tests", "testing", "pytest", "fixture", "fixtures",
 # Containment says less about relevance than a call or a trace link does.
 REL_WEIGHT = {"CONTAINS": 0.5, "DEFINES": 0.5}
 
+_ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-embed")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,199}")
 _ST = as_of_predicate("st")
 _C = as_of_predicate("c")
@@ -270,6 +272,11 @@ class SearchService:
         first = check_first(first)
         as_of = as_of or AsOf.at()
         clock = _Clock()
+        embed = self._index.embed
+        # The query's vector is computed while the database answers the other reads.
+        pending = (
+            _ENCODER.submit(embed, [text[:1000]]) if embed is not None and "vector" in use else None
+        )
         self.require_repository(repository, repos, timeout=timeout)
         clock.lap("repository")
         synced = self._index.sync(repository, embed_budget=self._embed_per_search)
@@ -300,9 +307,8 @@ class SearchService:
             )
             clock.lap("fulltext")
         notes: list[str] = []
-        embed = self._index.embed
-        if embed is not None and "vector" in use:
-            vector = embed([text[:1000]])[0]
+        if pending is not None:
+            vector = pending.result()[0]
             clock.lap("embed")
             found.add(
                 "vector",
