@@ -61,7 +61,7 @@ from strata.ontology import load_ontology  # noqa: E402
 from strata.search.bodies import git_blob_source  # noqa: E402
 from strata.search.docs import SearchIndex, local_embed  # noqa: E402
 from strata.search.service import SearchService  # noqa: E402
-from strata.search.text import identifier_words  # noqa: E402
+from strata.search.text import STOP_WORDS, identifier_words  # noqa: E402
 from strata.settings import load_settings  # noqa: E402
 
 CASES = ROOT / "tests" / "fixtures" / "retrieval"
@@ -73,56 +73,8 @@ MODES = {
     "hybrid": ["name", "fulltext", "vector"],
     "hybrid+graph": ["name", "fulltext", "vector", "graph"],
 }
-STOP = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "will",
-        "with",
-        "when",
-        "not",
-        "no",
-        "if",
-        "into",
-        "use",
-        "used",
-        "uses",
-        "using",
-        "add",
-        "added",
-        "fix",
-        "fixed",
-        "fixes",
-        "allow",
-        "make",
-        "makes",
-        "made",
-        "support",
-    }
-)
+# The baselines drop the same stop words and commit verbs as search does.
+STOP = STOP_WORDS
 
 
 @dataclass(slots=True)

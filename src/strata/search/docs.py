@@ -3,11 +3,12 @@
 A ``SearchDoc`` is one distinct content of one entity's state (a Symbol, File,
 Requirement or Decision): its key is ``<node key>#<state hash>``, it points at
 its entity with ``INDEXES`` and it holds the identifier words (``names``), the
-prose (``text``) and, once embedded, a 512-dimension ``embedding``. The state
-versions that carry the same hash are the versions it describes, so a search
-joins back to them and filters their times like every other read: search is
-versioned without copying a single time. Nothing here is a fact: the documents
-can be dropped and rebuilt from the graph; they never change a fact.
+prose and the words of its code (``text``; :mod:`strata.search.bodies`) and,
+once embedded, a 512-dimension ``embedding``. The state versions that carry the
+same hash are the versions it describes, so a search joins back to them and
+filters their times like every other read: search is versioned without copying a
+single time. Nothing here is a fact: the documents can be dropped and rebuilt
+from the graph; they never change a fact.
 
 :meth:`SearchIndex.sync` finds the state versions recorded since the
 repository's cursor (a range seek on the ``created_at`` index) that have no

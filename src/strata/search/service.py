@@ -1,9 +1,11 @@
 """Hybrid search: full text, vectors and graph proximity, fused by reciprocal rank.
 
 :meth:`SearchService.search` checks its input (nothing is read or written for
-a bad query), brings the repository's search documents up to date, asks three
-retrievers for ranked keys, fuses them (:func:`strata.search.fusion.rrf`) and
-reads the winners' state as of the requested moment, with evidence. Every
+a bad query), brings the repository's search documents up to date, asks the
+name, full-text and vector retrievers for ranked keys, lets graph proximity
+re-rank them, fuses them (:func:`strata.search.fusion.rrf`), reads the winners'
+state as of the requested moment, with evidence, and rolls the ranking up to
+files (:mod:`strata.search.rollup`). Every
 retriever reads through the same as-of predicate as every other read: a
 document matches only if a version with its content is visible then.
 """
