@@ -58,9 +58,10 @@ from strata.graph.gateway import Gateway  # noqa: E402
 from strata.graph.reads import Reads  # noqa: E402
 from strata.graph.store import FactStore  # noqa: E402
 from strata.ontology import load_ontology  # noqa: E402
+from strata.search.bodies import git_blob_source  # noqa: E402
 from strata.search.docs import SearchIndex, local_embed  # noqa: E402
 from strata.search.service import SearchService  # noqa: E402
-from strata.search.text import identifier_words  # noqa: E402
+from strata.search.text import STOP_WORDS, identifier_words  # noqa: E402
 from strata.settings import load_settings  # noqa: E402
 
 CASES = ROOT / "tests" / "fixtures" / "retrieval"
@@ -72,56 +73,8 @@ MODES = {
     "hybrid": ["name", "fulltext", "vector"],
     "hybrid+graph": ["name", "fulltext", "vector", "graph"],
 }
-STOP = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "will",
-        "with",
-        "when",
-        "not",
-        "no",
-        "if",
-        "into",
-        "use",
-        "used",
-        "uses",
-        "using",
-        "add",
-        "added",
-        "fix",
-        "fixed",
-        "fixes",
-        "allow",
-        "make",
-        "makes",
-        "made",
-        "support",
-    }
-)
+# The baselines drop the same stop words and commit verbs as search does.
+STOP = STOP_WORDS
 
 
 @dataclass(slots=True)
@@ -250,13 +203,11 @@ def search_ranks(
     service: SearchService, repo: str, query: str, use: list[str]
 ) -> tuple[list[str], list[str]]:
     result = service.search(query, repo, first=50, retrievers=use)
-    files: list[str] = []
+    # Files from the search's own file rollup (a file's and its symbols' fused scores).
+    files = [f.path for f in result.files]
     symbols: list[str] = []
     for hit in result.hits:
         parts = hit.key.split("|")
-        path = hit.evidence.path or (parts[2] if len(parts) > 2 else "")
-        if path and path not in files:
-            files.append(path)
         if hit.label == "Symbol" and len(parts) >= 4 and hit.kind in ("function", "method"):
             symbols.append(f"{parts[2]}::{parts[3]}")
     return files, symbols
@@ -362,6 +313,23 @@ class Rankers:
         return search_ranks(self.service, self.repo, query, MODES[mode])
 
 
+def choose_trees(
+    args: argparse.Namespace, projects: list[str]
+) -> tuple[dict[tuple[str, str, str], list[Case]], dict[str, str]]:
+    """The trees to run (the ones with most cases first) and each tree's group."""
+    held_out = {p.strip() for p in args.holdout.split(",") if p.strip()}
+    chosen: dict[tuple[str, str, str], list[Case]] = {}
+    group_of: dict[str, str] = {}  # tree root -> "tuned" | "held-out"
+    for project in projects:
+        trees = load_cases([project])
+        ordered = sorted(trees.items(), key=lambda kv: -len(kv[1]))
+        keep = ordered if args.trees_per_project == 0 else ordered[: args.trees_per_project]
+        chosen.update(keep)
+        for (_, _, root), _ in keep:
+            group_of[root] = "held-out" if project in held_out else "tuned"
+    return chosen, group_of
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--projects", default="click,rich,attrs")
@@ -372,21 +340,21 @@ def main() -> None:
         help="the trees with the most cases, per project (0: all)",
     )
     parser.add_argument("--no-vector", action="store_true", help="skip embedding and vectors")
+    parser.add_argument(
+        "--holdout",
+        default="attrs",
+        help="projects whose cases no setting was tuned on, reported apart (comma-joined)",
+    )
     args = parser.parse_args()
     projects = [p.strip() for p in args.projects.split(",") if p.strip()]
-    chosen: dict[tuple[str, str, str], list[Case]] = {}
-    for project in projects:
-        trees = load_cases([project])
-        ordered = sorted(trees.items(), key=lambda kv: -len(kv[1]))
-        keep = ordered if args.trees_per_project == 0 else ordered[: args.trees_per_project]
-        chosen.update(keep)
+    chosen, group_of = choose_trees(args, projects)
     settings = load_settings()
     server = Neo4jServer.from_settings(settings)
     if not server.running():
         server.start()
     ontology = load_ontology(settings.ontology_dir)
     modes = ["grep", "bm25", *(m for m in MODES if not (args.no_vector and "vector" in MODES[m]))]
-    scores = {mode: Scores() for mode in modes}
+    groups = {g: {mode: Scores() for mode in modes} for g in ("all", "tuned", "held-out")}
     with Gateway.connect(settings) as gateway:
         migrations.migrate(gateway, settings.migrations_dir)
         indexer = CodeIndexer(
@@ -394,13 +362,19 @@ def main() -> None:
             Reads(gateway, ontology),
             cache=ExtractCache(CACHE / "extracts"),
         )
-        index = SearchIndex(gateway, None if args.no_vector else local_embed())
+        trees: dict[str, Path] = {}  # repository name -> its throwaway git repository
+        index = SearchIndex(
+            gateway,
+            None if args.no_vector else local_embed(),
+            blobs=git_blob_source(trees.get),
+        )
         service = SearchService(gateway, index, embed_per_search=0)
         for (sdist, sha256, root), cases in chosen.items():
             repo_dir = unpack(fetch(sdist, sha256), root)
             files = python_files(repo_dir)
             check_gold(cases, files)
             name = "rt-" + re.sub(r"[^A-Za-z0-9._-]", "-", root)
+            trees[name] = repo_dir
             head = subprocess.run(
                 ["git", "-C", str(repo_dir), "rev-parse", "HEAD"],
                 check=True,
@@ -423,13 +397,20 @@ def main() -> None:
                 for mode in modes:
                     started = time.perf_counter()
                     ranked, fns = rankers.rank(mode, case.query)
-                    s = scores[mode]
-                    s.seconds.append(time.perf_counter() - started)
-                    s.file_ranks.append(ranked)
-                    s.symbol_ranks.append(fns)
-                    s.gold_files.append(case.files)
-                    s.gold_symbols.append(case.symbols)
-    report(scores, sum(len(c) for c in chosen.values()), [root for _, _, root in chosen])
+                    seconds = time.perf_counter() - started
+                    for group in ("all", group_of[root]):
+                        s = groups[group][mode]
+                        s.seconds.append(seconds)
+                        s.file_ranks.append(ranked)
+                        s.symbol_ranks.append(fns)
+                        s.gold_files.append(case.files)
+                        s.gold_symbols.append(case.symbols)
+    for group, scores in groups.items():
+        roots = [root for _, _, root in chosen if group in ("all", group_of[root])]
+        if roots:
+            count = len(next(iter(scores.values())).seconds)
+            print(f"\n== {group} ==", end="")
+            report(scores, count, roots)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,12 @@
 A ``SearchDoc`` is one distinct content of one entity's state (a Symbol, File,
 Requirement or Decision): its key is ``<node key>#<state hash>``, it points at
 its entity with ``INDEXES`` and it holds the identifier words (``names``), the
-prose (``text``) and, once embedded, a 512-dimension ``embedding``. The state
-versions that carry the same hash are the versions it describes, so a search
-joins back to them and filters their times like every other read: search is
-versioned without copying a single time. Nothing here is a fact: the documents
-can be dropped and rebuilt from the graph; they never change a fact.
+prose and the words of its code (``text``; :mod:`strata.search.bodies`) and,
+once embedded, a 512-dimension ``embedding``. The state versions that carry the
+same hash are the versions it describes, so a search joins back to them and
+filters their times like every other read: search is versioned without copying a
+single time. Nothing here is a fact: the documents can be dropped and rebuilt
+from the graph; they never change a fact.
 
 :meth:`SearchIndex.sync` finds the state versions recorded since the
 repository's cursor (a range seek on the ``created_at`` index) that have no
@@ -29,12 +30,16 @@ from typing import Any
 
 from strata.errors import ConfigError
 from strata.graph.gateway import Gateway, checked_label
+from strata.search.bodies import BlobSource, bodies, default_mirrors, registered_blob_source
 from strata.search.text import doc_text, embedding_text, repo_tag
 from strata.settings import Settings
 
 Embed = Callable[[list[str]], list[list[float]]]
 
 INDEXED_LABELS = ("Symbol", "File", "Requirement", "Decision")
+# The shape of a document: a sync that finds the cursor at another version rewrites
+# every document of the repository once (2: body words in the text; 3: test flag).
+DOC_VERSION = 3
 WRITE_BATCH = 1000
 EMBED_BATCH = 16  # a batch is padded to its longest text: small batches cost less
 # States are stamped with their transaction's start time but become visible at
@@ -43,6 +48,7 @@ EMBED_BATCH = 16  # a batch is padded to its longest text: small batches cost le
 # it; when that count has grown, the window is scanned again (what already has a
 # document is skipped), otherwise only what is newer than the cursor is read.
 LAG = "PT120S"
+EPOCH = "1970-01-01T00:00:00Z"
 
 CURSOR = f"""
 OPTIONAL MATCH (c:SearchCursor {{repo: $repo}})
@@ -55,17 +61,29 @@ CALL (through) {{
 CALL (through) {{
   MATCH ()-[st:STATE]->() WHERE st.created_at > through RETURN count(st) AS fresh
 }}
-RETURN toString(through) AS through, c.window AS seen, window, fresh
+RETURN toString(through) AS through, c.window AS seen, window, fresh, c.version AS version
 """
 
 NEW_STATES = """
 MATCH (n)-[st:STATE]->(n)
 WHERE st.created_at > datetime($since) AND st.repo = $repo
   AND (n:Symbol OR n:File OR n:Requirement OR n:Decision) AND st.hash IS NOT NULL
-  AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) }
+  AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) WHERE d.v = $version }
+// The blob a body is read from: a File's own, a Symbol's file's as of the symbol's version.
+CALL (n, st) {
+  OPTIONAL MATCH (f:File {key: st.scope})-[fs:STATE]->(f)
+  WHERE n:Symbol AND fs.valid_at <= st.valid_at
+    AND (fs.invalid_at IS NULL OR fs.invalid_at > st.valid_at)
+    AND fs.created_at <= st.created_at
+    AND (fs.expired_at IS NULL OR fs.expired_at > st.created_at)
+  RETURN fs.content_hash AS file_blob, fs.is_test AS file_test
+  ORDER BY fs.created_at DESC LIMIT 1
+}
 RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
        st{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
-          .module, .req_id} AS state,
+          .module, .req_id, .line_start, .line_end} AS state,
+       coalesce(st.content_hash, file_blob) AS blob,
+       coalesce(st.is_test, file_test, false) AS test,
        toString(st.created_at) AS created_at
 """
 
@@ -73,13 +91,16 @@ WRITE_DOCS = """
 UNWIND $rows AS row
 MATCH (n:{label} {{key: row.node_key}})
 MERGE (d:SearchDoc {{key: row.key}})
-ON CREATE SET d += row.props, d.embedded = false
+// A rewritten document (a new DOC_VERSION) keeps its vector if it embeds the same text.
+WITH n, d, row, coalesce(d.embedded AND d.embed_text = row.props.embed_text, false) AS kept
+SET d += row.props, d.embedded = kept
 MERGE (d)-[:INDEXES]->(n)
 """
 
 MOVE_CURSOR = f"""
 MERGE (c:SearchCursor {{repo: $repo}})
-SET c.through = CASE WHEN c.through IS NULL OR c.through < datetime($through)
+SET c.version = $version,
+    c.through = CASE WHEN c.through IS NULL OR c.through < datetime($through)
                      THEN datetime($through) ELSE c.through END
 WITH c
 CALL (c) {{
@@ -115,9 +136,19 @@ class SyncResult:
 
 
 def document(
-    label: str, node: dict[str, Any], state: dict[str, Any], digest: str
+    label: str,
+    node: dict[str, Any],
+    state: dict[str, Any],
+    digest: str,
+    body: str = "",
+    *,
+    test: bool = False,
 ) -> dict[str, Any]:
-    """The UNWIND row of one search document (pure: unit-tested without a database)."""
+    """The UNWIND row of one search document (pure: unit-tested without a database).
+
+    ``body`` is the identifier words of its source text (:mod:`strata.search.bodies`),
+    indexed after the prose; ``test`` marks a test file or a symbol of one.
+    """
     name = node.get("name") or node.get("req_id") or node.get("decision_id") or node.get("path")
     kind = {
         "Symbol": state.get("kind") or "symbol",
@@ -154,18 +185,28 @@ def document(
             "lname": str(name or "").lower(),
             "rtag": repo_tag(node["repo"]),
             "names": doc_text(identifiers),
-            "text": doc_text(prose),
+            "text": " ".join(t for t in (doc_text(prose), body) if t),
+            "v": DOC_VERSION,
+            "test": test,
             "embed_text": embedding_text([kind, state.get("qualified_name") or name, *prose]),
         },
     }
 
 
 class SearchIndex:
-    """Writes and embeds the search documents of a repository."""
+    """Writes and embeds the search documents of a repository.
 
-    def __init__(self, gateway: Gateway, embed: Embed | None = None) -> None:
+    ``blobs`` reads the source text documents take their body words from; by
+    default a repository's registered path, else its mirror in the settings'
+    ``mirrors_dir``.
+    """
+
+    def __init__(
+        self, gateway: Gateway, embed: Embed | None = None, *, blobs: BlobSource | None = None
+    ) -> None:
         self._gateway = gateway
         self._embed = embed
+        self._blobs = blobs or registered_blob_source(gateway, default_mirrors())
 
     @property
     def embed(self) -> Embed | None:
@@ -178,19 +219,30 @@ class SearchIndex:
         """
         started = time.perf_counter()
         cursor = self._gateway.read(CURSOR, repo=repo)[0]
-        late = cursor["seen"] is None or cursor["window"] != cursor["seen"]
+        stale = cursor["version"] != DOC_VERSION
+        late = stale or cursor["seen"] is None or cursor["window"] != cursor["seen"]
         rows: list[dict[str, Any]] = []
         if late or cursor["fresh"]:
             rows = self._gateway.read(
                 NEW_STATES.replace("datetime($since)", _since(late)),
                 repo=repo,
-                since=cursor["through"],
+                since=EPOCH if stale else cursor["through"],
+                version=DOC_VERSION,
             )
+        texts = self._blobs(repo, sorted({r["blob"] for r in rows if r["blob"]})) if rows else {}
+        body = bodies(rows, texts)
         by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
         newest = ""
-        for row in rows:
+        for i, row in enumerate(rows):
             by_label[row["label"]].append(
-                document(row["label"], row["node"], row["state"], row["hash"])
+                document(
+                    row["label"],
+                    row["node"],
+                    row["state"],
+                    row["hash"],
+                    body.get(i, ""),
+                    test=bool(row["test"]),
+                )
             )
             newest = max(newest, row["created_at"])
         written = 0
@@ -201,7 +253,9 @@ class SearchIndex:
                 self._gateway.write(statement, rows=chunk)
                 written += len(chunk)
         if newest or late:
-            self._gateway.write(MOVE_CURSOR, repo=repo, through=newest or cursor["through"])
+            self._gateway.write(
+                MOVE_CURSOR, repo=repo, through=newest or cursor["through"], version=DOC_VERSION
+            )
         write_s = time.perf_counter() - started
         embedded, pending, embed_s = self.embed_pending(repo, budget=embed_budget)
         return SyncResult(written, embedded, pending, write_s, embed_s)

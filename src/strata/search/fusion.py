@@ -56,3 +56,13 @@ def rrf(
             entry.score += (weights or {}).get(retriever, 1.0) / (k + rank)
             entry.ranks[retriever] = (rank, item.score, item.note)
     return sorted(fused.values(), key=lambda f: (-f.score, f.key))
+
+
+def demoted(fused: list[Fused], keys: set[str], factor: float) -> list[Fused]:
+    """The fused ranking with the scores of ``keys`` scaled by ``factor``, re-sorted."""
+    if not keys:
+        return fused
+    for entry in fused:
+        if entry.key in keys:
+            entry.score *= factor
+    return sorted(fused, key=lambda f: (-f.score, f.key))

@@ -85,6 +85,104 @@ def query_terms(query: str) -> list[str]:
     return list(terms)[:MAX_TERMS]
 
 
+# Words a question or a commit subject is made of that name no code: searched for,
+# they only add noise (the analyzer drops English stop words from text, but not from
+# the prefix clauses nor the identifier words of `names`).
+STOP_WORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "doesn",
+        "don",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "not",
+        "of",
+        "on",
+        "or",
+        "should",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "add",
+        "added",
+        "adds",
+        "allow",
+        "allows",
+        "fix",
+        "fixed",
+        "fixes",
+        "make",
+        "makes",
+        "made",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "support",
+        "supports",
+        "change",
+        "changes",
+        "changed",
+        "handle",
+        "handles",
+        "update",
+        "updates",
+    )
+)
+PREFIX_TERMS = 2  # a query of at most this many words may be a partial identifier
+
+
+def search_terms(query: str) -> list[str]:
+    """The query's terms without stop words (all of them if nothing else is left)."""
+    terms = query_terms(query)
+    kept = [t for t in terms if t not in STOP_WORDS and len(t) > 1]
+    return kept or terms
+
+
 def escape_lucene(term: str) -> str:
     """A term safe to place in a Lucene query: special characters and operators escaped."""
     escaped = lucene.escape(term)
@@ -98,20 +196,21 @@ def repo_tag(repo: str) -> str:
     return "r" + hashlib.blake2b(repo.encode(), digest_size=8).hexdigest()
 
 
-def lucene_query(terms: Iterable[str], repo: str) -> str:
+def lucene_query(terms: Iterable[str], repo: str, *, prefixes: bool = True) -> str:
     """A Lucene query over the ``names`` (boosted) and ``text`` fields of one repository.
 
     The repository is a required clause, so the index's top hits are this
     repository's, however many others share the index. Terms are ORed; those of
-    three letters or more also match as prefixes (``reindex*``), so a partial
-    identifier still finds its symbol.
+    three letters or more also match as prefixes (``reindex*``) when ``prefixes``,
+    so a partial identifier still finds its symbol (in a sentence, prefixes of its
+    words match mostly noise).
     """
     clauses: list[str] = []
     for term in terms:
         safe = escape_lucene(term)
         clauses.append(f"names:{safe}^4")
         clauses.append(f"text:{safe}")
-        if len(term) >= 3:
+        if prefixes and len(term) >= 3:
             clauses.append(f"names:{safe}*^2")
     return f"+rtag:{repo_tag(repo)} +({' OR '.join(clauses)})"
 

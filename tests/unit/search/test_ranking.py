@@ -1,0 +1,85 @@
+"""Body words, the file rollup, test demotion and query stop words (no database)."""
+
+from __future__ import annotations
+
+import pytest
+
+from strata.search.bodies import bodies, body_words
+from strata.search.docs import document
+from strata.search.fusion import Fused, demoted
+from strata.search.rollup import file_rollup
+from strata.search.text import lucene_query, search_terms
+
+SOURCE = b"""def first():
+    return parseHTTPHeader(raw_value)
+
+
+def second():
+    # flush the stream buffer
+    return "closed pipe"
+"""
+
+
+class TestBodyWords:
+    """A document's body words are its source's identifiers and words, distinct, bounded."""
+
+    def test_identifiers_comments_and_strings_are_split(self) -> None:
+        words = body_words(SOURCE.decode(), 100).split()
+        assert {"parsehttpheader", "parse", "http", "header", "raw_value", "raw"} <= set(words)
+        assert {"flush", "stream", "buffer", "closed", "pipe"} <= set(words)
+        assert len(words) == len(set(words))
+
+    def test_bounded(self) -> None:
+        assert len(body_words(" ".join(f"w{i}x" for i in range(50)), 10).split()) == 10
+
+    def test_symbol_reads_its_own_lines_and_file_the_whole_blob(self) -> None:
+        rows = [
+            {"label": "Symbol", "blob": "b1", "state": {"line_start": 1, "line_end": 2}},
+            {"label": "Symbol", "blob": "b1", "state": {"line_start": 5, "line_end": 7}},
+            {"label": "File", "blob": "b1", "state": {}},
+            {"label": "Symbol", "blob": "gone", "state": {"line_start": 1, "line_end": 2}},
+        ]
+        out = bodies(rows, {"b1": SOURCE})
+        assert "header" in out[0].split()
+        assert "pipe" not in out[0].split()
+        assert "pipe" in out[1].split()
+        assert "header" not in out[1].split()
+        assert {"header", "pipe"} <= set(out[2].split())
+        assert 3 not in out  # a blob not on this machine: no body words, no error
+
+    def test_document_puts_body_after_prose_and_marks_tests(self) -> None:
+        row = document(
+            "Symbol",
+            {"key": "r|main|t.py|f", "repo": "r", "name": "f", "path": "t.py"},
+            {"kind": "function", "docstring": "Does it."},
+            "h",
+            "stream pipe",
+            test=True,
+        )
+        assert row["props"]["text"].endswith("stream pipe")
+        assert row["props"]["test"] is True
+        assert "stream" not in row["props"]["embed_text"]  # vectors keep to names and prose
+
+
+class TestRanking:
+    """Files roll up their symbols; tests count less; queries lose their stop words."""
+
+    def test_rollup_decays_and_ignores_unknown_paths(self) -> None:
+        fused = [Fused("a1", 0.03), Fused("b1", 0.025), Fused("a2", 0.02), Fused("x", 0.05)]
+        files = file_rollup(fused, {"a1": "a.py", "a2": "a.py", "b1": "b.py"}, decay=0.5)
+        assert [f.path for f in files] == ["a.py", "b.py"]
+        assert files[0].score == pytest.approx(0.03 + 0.5 * 0.02)
+        assert files[0].keys == ("a1", "a2")
+
+    def test_demoted_re_sorts(self) -> None:
+        ranked = demoted([Fused("t", 0.03), Fused("s", 0.02)], {"t"}, 0.5)
+        assert [f.key for f in ranked] == ["s", "t"]
+        assert ranked[1].score == pytest.approx(0.015)
+
+    def test_stop_words_leave_unless_nothing_is_left(self) -> None:
+        assert search_terms("fix the echo when it doesn't flush") == ["echo", "flush"]
+        assert search_terms("the of") == ["the", "of"]
+
+    def test_prefixes_can_be_left_out(self) -> None:
+        assert "names:echo*^2" in lucene_query(["echo"], "r")
+        assert "*" not in lucene_query(["echo", "flush", "stream"], "r", prefixes=False)
