@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from strata.code.layout import decode_layout
 from strata.errors import StrataError
 from strata.git import Git
 from strata.graph.gateway import Gateway
@@ -102,11 +103,20 @@ def bodies(rows: Iterable[dict[str, Any]], texts: dict[str, bytes]) -> dict[int,
         if row["label"] == "File":
             out[i] = body_words(data.decode("utf-8", errors="replace"), FILE_BODY_WORDS)
             continue
-        start, end = row["state"].get("line_start"), row["state"].get("line_end")
-        if not isinstance(start, int) or not isinstance(end, int):
+        start, end = _span(row)
+        if start is None or end is None:
             continue
         if blob not in lines_of:
             lines_of[blob] = data.decode("utf-8", errors="replace").splitlines()
         text = "\n".join(lines_of[blob][max(start - 1, 0) : end])
         out[i] = body_words(text, SYMBOL_BODY_WORDS)
     return out
+
+
+def _span(row: dict[str, Any]) -> tuple[int | None, int | None]:
+    """A symbol row's lines: its own (ontology v1-v3) or its File version's layout (v4)."""
+    start, end = row["state"].get("line_start"), row["state"].get("line_end")
+    if isinstance(start, int) and isinstance(end, int):
+        return start, end
+    span = decode_layout(row.get("file_layout")).span(row.get("node", {}).get("qualname"))
+    return span if span is not None else (None, None)

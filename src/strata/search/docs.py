@@ -76,7 +76,7 @@ CALL (n, st) {
     AND (fs.invalid_at IS NULL OR fs.invalid_at > st.valid_at)
     AND fs.created_at <= st.created_at
     AND (fs.expired_at IS NULL OR fs.expired_at > st.created_at)
-  RETURN fs.content_hash AS file_blob, fs.is_test AS file_test
+  RETURN fs.content_hash AS file_blob, fs.is_test AS file_test, fs.layout AS file_layout
   ORDER BY fs.created_at DESC LIMIT 1
 }
 RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
@@ -84,6 +84,7 @@ RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
           .module, .req_id, .line_start, .line_end} AS state,
        coalesce(st.content_hash, file_blob) AS blob,
        coalesce(st.is_test, file_test, false) AS test,
+       file_layout,
        toString(st.created_at) AS created_at
 """
 
