@@ -135,11 +135,20 @@ OPEN_IN_SCOPES = """
 UNWIND $scopes AS scope
 MATCH (a)-[r:{rel} {{scope: scope}}]->(b)
 WHERE r.expired_at IS NULL AND r.invalid_at IS NULL
-RETURN labels(a)[0] AS src_label, a.key AS src, labels(b)[0] AS dst_label, b.key AS dst
+RETURN labels(a)[0] AS src_label, a.key AS src, labels(b)[0] AS dst_label, b.key AS dst,
+       r.hash AS hash, toString(r.valid_at) AS valid_at
 """
 
 StateSlot = tuple[str, str]  # label, key
 EdgeSlot = tuple[str, str, str, str, str]  # type, src label, src key, dst label, dst key
+
+
+@dataclass(frozen=True, slots=True)
+class OpenVersion:
+    """The open, current version of a slot: its content hash and valid time (wire form)."""
+
+    hash: str | None
+    valid_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +218,46 @@ def _row(version: Version, **ends: str) -> dict[str, Any]:
     }
 
 
+def closing_facts(
+    ontology: Ontology,
+    open_now: Mapping[str, Iterable[tuple[str, str, str, str]]],
+    facts: Iterable[Fact],
+    at: datetime,
+    repo: str,
+) -> Closures:
+    """Invalidations at ``at`` for every slot of ``open_now`` (per fact type) that
+    ``facts`` do not assert again."""
+    kept_states: set[tuple[str, str]] = set()
+    kept_edges: set[tuple[str, str, str, str, str]] = set()
+    for fact in facts:
+        if isinstance(fact, StateFact):
+            kept_states.add((fact.label, state_key(ontology, fact)))
+        else:
+            kept_edges.add((fact.type, fact.src.label, fact.src.key, fact.dst.label, fact.dst.key))
+    states: list[Fact] = []
+    edges: list[Fact] = []
+    count = 0
+    for rel, slots in open_now.items():
+        for src_label, src, dst_label, dst in sorted(slots):
+            count += 1
+            if rel == STATE:
+                if (src_label, src) not in kept_states:
+                    states.append(StateFact.closing(src_label, src, at))
+            elif (rel, src_label, src, dst_label, dst) not in kept_edges:
+                edges.append(
+                    EdgeFact(
+                        rel,
+                        NodeRef(src_label, src),
+                        NodeRef(dst_label, dst),
+                        repo,
+                        None,
+                        at,
+                        change="invalidate",
+                    )
+                )
+    return Closures(states, edges, count)
+
+
 class FactStore:
     """Bitemporal writes of checked facts; one instance per process is enough."""
 
@@ -267,7 +316,17 @@ class FactStore:
         edge type of the layer, and STATE unless the layer owns no node label (a
         state found there would be another layer's, which this writer may not close).
         """
-        found: dict[str, set[tuple[str, str, str, str]]] = {}
+        return {
+            rel: set(slots) for rel, slots in self.open_versions(layer, scopes, types).items()
+        }
+
+    def open_versions(
+        self, layer: Layer, scopes: Sequence[str], types: Sequence[str] | None = None
+    ) -> dict[str, dict[tuple[str, str, str, str], OpenVersion]]:
+        """:meth:`open_slots` with each slot's open version (its content hash and
+        valid time): what a re-sync compares its new facts against. One indexed
+        read (the scope index) per fact type."""
+        found: dict[str, dict[tuple[str, str, str, str], OpenVersion]] = {}
         if not scopes:
             return found
         if types is None:
@@ -277,7 +336,12 @@ class FactStore:
             if rel != STATE and self._ontology.edge(rel).writer != "strata":
                 continue
             rows = self._gateway.read(self._cypher(OPEN_IN_SCOPES, rel=rel), scopes=list(scopes))
-            found[rel] = {(r["src_label"], r["src"], r["dst_label"], r["dst"]) for r in rows}
+            found[rel] = {
+                (r["src_label"], r["src"], r["dst_label"], r["dst"]): OpenVersion(
+                    r["hash"], r["valid_at"]
+                )
+                for r in rows
+            }
         return found
 
     def closures(
@@ -294,36 +358,7 @@ class FactStore:
         A writer that re-syncs a unit (a file, a document, a trace file) asserts
         what the unit now says and closes, with these, what it no longer says.
         """
-        kept_states: set[tuple[str, str]] = set()
-        kept_edges: set[tuple[str, str, str, str, str]] = set()
-        for fact in facts:
-            if isinstance(fact, StateFact):
-                kept_states.add((fact.label, state_key(self._ontology, fact)))
-            else:
-                kept_edges.add(
-                    (fact.type, fact.src.label, fact.src.key, fact.dst.label, fact.dst.key)
-                )
-        states: list[Fact] = []
-        edges: list[Fact] = []
-        open_now = self.open_slots(layer, scopes)
-        for rel, slots in open_now.items():
-            for src_label, src, dst_label, dst in sorted(slots):
-                if rel == STATE:
-                    if (src_label, src) not in kept_states:
-                        states.append(StateFact.closing(src_label, src, at))
-                elif (rel, src_label, src, dst_label, dst) not in kept_edges:
-                    edges.append(
-                        EdgeFact(
-                            rel,
-                            NodeRef(src_label, src),
-                            NodeRef(dst_label, dst),
-                            repo,
-                            None,
-                            at,
-                            change="invalidate",
-                        )
-                    )
-        return Closures(states, edges, sum(len(slots) for slots in open_now.values()))
+        return closing_facts(self._ontology, self.open_slots(layer, scopes), facts, at, repo)
 
     def _group(self, facts: Sequence[Fact]) -> _Batch:
         states: dict[StateSlot, list[StateFact]] = defaultdict(list)
