@@ -23,7 +23,7 @@ import asyncio
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +66,19 @@ WHERE st.created_at > datetime($since) AND st.repo = $repo
 RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
        st{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
           .module, .req_id} AS state,
+       toString(st.created_at) AS created_at
+"""
+
+# The current states of named nodes that have no document yet (a push's changes):
+# key lookups on the label's key index, no scan of the repository's states.
+NODE_STATES = """
+UNWIND $keys AS key
+MATCH (n:{label} {{key: key}})-[st:STATE]->(n)
+WHERE st.expired_at IS NULL AND st.invalid_at IS NULL AND st.hash IS NOT NULL
+  AND NOT EXISTS {{ MATCH (d:SearchDoc {{key: n.key + '#' + st.hash}}) }}
+RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
+       st{{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
+          .module, .req_id}} AS state,
        toString(st.created_at) AS created_at
 """
 
@@ -186,13 +199,38 @@ class SearchIndex:
                 repo=repo,
                 since=cursor["through"],
             )
+        written = self._write_docs(rows)
+        newest = max((str(row["created_at"]) for row in rows), default="")
+        if newest or late:
+            self._gateway.write(MOVE_CURSOR, repo=repo, through=newest or cursor["through"])
+        write_s = time.perf_counter() - started
+        embedded, pending, embed_s = self.embed_pending(repo, budget=embed_budget)
+        return SyncResult(written, embedded, pending, write_s, embed_s)
+
+    def sync_nodes(self, nodes: Iterable[tuple[str, str]]) -> int:
+        """Document the current states of ``nodes`` ((label, key) pairs, e.g. what one
+        push changed) that have none yet; returns how many were written.
+
+        The cursor does not move: the next :meth:`sync` still scans what was recorded
+        since it and skips what these documented, so nothing is ever left out.
+        """
+        by_label: dict[str, list[str]] = defaultdict(list)
+        for label, key in nodes:
+            if label in INDEXED_LABELS:
+                by_label[label].append(key)
+        rows: list[dict[str, Any]] = []
+        for label, keys in sorted(by_label.items()):
+            statement = NODE_STATES.format(label=checked_label(label))
+            for i in range(0, len(keys), WRITE_BATCH):
+                rows += self._gateway.read(statement, keys=keys[i : i + WRITE_BATCH])
+        return self._write_docs(rows)
+
+    def _write_docs(self, rows: list[dict[str, Any]]) -> int:
         by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        newest = ""
         for row in rows:
             by_label[row["label"]].append(
                 document(row["label"], row["node"], row["state"], row["hash"])
             )
-            newest = max(newest, row["created_at"])
         written = 0
         for label, docs in by_label.items():
             statement = WRITE_DOCS.format(label=checked_label(label))
@@ -200,11 +238,7 @@ class SearchIndex:
                 chunk = docs[i : i + WRITE_BATCH]
                 self._gateway.write(statement, rows=chunk)
                 written += len(chunk)
-        if newest or late:
-            self._gateway.write(MOVE_CURSOR, repo=repo, through=newest or cursor["through"])
-        write_s = time.perf_counter() - started
-        embedded, pending, embed_s = self.embed_pending(repo, budget=embed_budget)
-        return SyncResult(written, embedded, pending, write_s, embed_s)
+        return written
 
     def embed_pending(self, repo: str, *, budget: int | None) -> tuple[int, int, float]:
         """Embed up to ``budget`` documents without a vector; (embedded, left, seconds)."""
