@@ -118,6 +118,16 @@ SET r = row.props, r.valid_at = datetime(row.valid_at), r.invalid_at = datetime(
 RETURN count(r) AS created
 """
 
+# A fresh slot's node and first version in one pass: one key lookup per row, not two.
+MERGE_FRESH_STATE = """
+UNWIND $rows AS row
+MERGE (n:{label} {{key: row.key}})
+ON CREATE SET n += row.identity, n.created_at = datetime($tx)
+CREATE (n)-[r:STATE]->(n)
+SET r = row.props, r.valid_at = datetime(row.valid_at), r.invalid_at = datetime(row.invalid_at),
+    r.created_at = datetime(row.created_at)
+"""
+
 MERGE_FRESH = """
 UNWIND $rows AS row
 MERGE (n:{label} {{key: row.key}})
@@ -388,7 +398,6 @@ class FactStore:
     ) -> WriteResult:
         stamp = explicit_tx or self._clock()
         if fresh:
-            self._merge_fresh(tx, batch, stamp)
             current: dict[tuple[str, ...], list[Version]] = {}
         else:
             self._merge_and_lock(tx, batch, stamp)
@@ -406,17 +415,41 @@ class FactStore:
             plan, same = self._plan_slot(current.get(edge_slot, []), edge_facts, stamp)
             plans[edge_slot] = plan
             unchanged += same
-        expired, closed, created = self._write(tx, plans, stamp, checked=not fresh)
+        if fresh:
+            created = self._create_fresh(tx, batch, plans, stamp)
+            return WriteResult(count, created, 0, unchanged, stamp)
+        expired, closed, created = self._write(tx, plans, stamp, checked=True)
         return WriteResult(count, created, expired, unchanged, stamp, closed)
 
-    def _merge_fresh(self, tx: Tx, batch: _Batch, stamp: datetime) -> None:
-        """Create-or-match the nodes of state facts, without taking locks."""
-        rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for (label, key), state_facts in batch.states.items():
-            if any(f.props is not None for f in state_facts):
-                rows[label].append({"key": key, "identity": dict(batch.identities[(label, key)])})
-        for label in sorted(rows):
-            tx.run(self._cypher(MERGE_FRESH, label=label), rows=rows[label], tx=to_wire(stamp))
+    def _create_fresh(
+        self, tx: Tx, batch: _Batch, plans: Mapping[tuple[str, ...], Plan], stamp: datetime
+    ) -> int:
+        """Write a fresh batch without locks or reads: a state slot with one new version
+        (the common case) merges its node and creates the version in one statement;
+        any other slot has its node merged first and takes the ordinary create path."""
+        merged: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        nodes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        rest: dict[tuple[str, ...], Plan] = {}
+        for slot, plan in plans.items():
+            if len(slot) != 2:
+                rest[slot] = plan
+                continue
+            label, key = slot
+            identity = dict(batch.identities[(label, key)])
+            single = len(plan.create) == 1 and plan.create[0].copy_of is None
+            if single:
+                merged[label].append({**_row(plan.create[0], key=key), "identity": identity})
+            elif any(f.props is not None for f in batch.states[(label, key)]):
+                nodes[label].append({"key": key, "identity": identity})
+                rest[slot] = plan
+            else:
+                rest[slot] = plan
+        for label in sorted(merged):
+            text = self._cypher(MERGE_FRESH_STATE, label=label)
+            tx.run(text, rows=merged[label], tx=to_wire(stamp))
+        for label in sorted(nodes):
+            tx.run(self._cypher(MERGE_FRESH, label=label), rows=nodes[label], tx=to_wire(stamp))
+        return sum(len(rows) for rows in merged.values()) + self._create(tx, rest, checked=False)
 
     def _merge_and_lock(self, tx: Tx, batch: _Batch, stamp: datetime) -> None:
         merge_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
