@@ -6,6 +6,7 @@ from strata.code.flow.exports import Seeds, changed_exports, dependents
 from strata.code.flow.model import FlowCall
 from strata.code.languages import parse_file
 from strata.code.model import FileExtract
+from tests.integration.code.test_flow_incremental import DRIVER, GARAGE
 
 FACTORY = """\
 from app.engines import Diesel, Electric
@@ -18,23 +19,6 @@ def make_engine(kind) -> {returns}:
 def describe(kind):
     text = "engine " + kind
     return text
-"""
-
-GARAGE = """\
-from app.factory import make_engine
-
-
-def pick():
-    return make_engine("default")
-"""
-
-DRIVER = """\
-from app.garage import pick
-
-
-def drive():
-    engine = pick()
-    engine.start()
 """
 
 BYSTANDER = """\
