@@ -13,6 +13,12 @@ unreadable, torn or foreign cache file only means re-parsing.
 - Written atomically (a per-process temporary file, then a rename; the last
   writer wins), by a non-daemon thread that :meth:`ExtractCache.flush` joins:
   the CLI and the worker flush before they report or exit.
+- A push changes a few files of a large set: when this process knows what the
+  set file holds, it writes only a *delta* beside it (the changed paths, the
+  commit it applies to and the set file's write id), and rewrites the whole set
+  every :data:`MAX_DELTAS` deltas. A reader applies the deltas that continue
+  its chain and stops at the first that does not (another process's): it then
+  holds a consistent older commit, which only means re-parsing more.
 - Bounded: past ``max_bytes`` in total, the least recently written files go.
 """
 
@@ -38,10 +44,11 @@ from strata.code.model import FileExtract
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2
+FORMAT = 3  # 3: set files carry a write id, deltas follow them
 MEMORY_ENTRIES = 4
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
 STALE_TMP_S = 3600
+MAX_DELTAS = 16  # deltas beside a set file before the whole set is rewritten
 # What the extractor is made of, relative to the strata.code package: every
 # .py and .scm below these (so a restructured languages/ is covered as is).
 CODE_DIR = Path(__file__).resolve().parent
@@ -54,6 +61,17 @@ VERSION_SOURCES: tuple[str, ...] = (
     "flow/python.py",
 )
 _SUFFIXES = (".py", ".scm")
+
+
+@dataclass(frozen=True, slots=True)
+class _OnDisk:
+    """What this process last wrote or read for a ref: the set file's write id, the
+    commit its chain reaches, its files, and how many deltas follow it."""
+
+    write_id: str
+    commit: str | None
+    files: dict[str, tuple[str, FileExtract]]
+    deltas: int
 
 
 @dataclass(slots=True)
@@ -132,6 +150,7 @@ class ExtractCache:
         self.version = version or extractor_version()
         self.max_bytes = max_bytes
         self._memory: OrderedDict[tuple[str, str], ExtractSet] = OrderedDict()
+        self._disk: dict[tuple[str, str], _OnDisk] = {}
         self._writer: threading.Thread | None = None
 
     def path(self, repo: str, ref: str) -> Path:
@@ -153,7 +172,7 @@ class ExtractCache:
             self._memory.move_to_end(key)
             return held
         self.flush()
-        data = self._read(self.path(repo, ref))
+        data = self._read(self.path(repo, ref), key)
         if data is None:
             return ExtractSet()
         self._remember(key, data)
@@ -166,7 +185,7 @@ class ExtractCache:
         self.flush()  # one write at a time, in order
         writer = threading.Thread(
             target=self._persist,
-            args=(self.path(repo, ref), extracts),
+            args=(self.path(repo, ref), key, extracts),
             name="strata-extract-cache",
             daemon=False,  # a daemon thread dies with the CLI, and the write with it
         )
@@ -179,38 +198,53 @@ class ExtractCache:
         if writer is not None:
             writer.join()
 
-    def _read(self, path: Path) -> ExtractSet | None:
-        try:
-            with path.open("rb") as handle:
-                fmt, version, data = pickle.load(handle)  # noqa: S301 - our own cache file
-        except (
-            OSError,
-            EOFError,
-            pickle.UnpicklingError,
-            ValueError,
-            TypeError,
-            AttributeError,
-            ImportError,
-            IndexError,
-            KeyError,
-        ):
+    def _read(self, path: Path, key: tuple[str, str]) -> ExtractSet | None:
+        loaded = _load(path)
+        if loaded is None or loaded[0] != FORMAT or loaded[1] != self.version:
             return None  # missing, torn, or written by another code version
-        if fmt != FORMAT or version != self.version or not isinstance(data, ExtractSet):
+        write_id, data = loaded[2], loaded[3]
+        if not isinstance(write_id, str) or not isinstance(data, ExtractSet):
             return None
-        return data
+        files = dict(data.files)
+        commit, applied = data.commit, 0
+        for n in range(1, MAX_DELTAS + 1):
+            delta = _load(_delta_path(path, n))
+            if delta is None or delta[:4] != (FORMAT, self.version, write_id, commit):
+                break  # the chain ends (or another process's delta): a consistent commit
+            commit, changes = delta[4], delta[5]
+            for changed, entry in changes.items():
+                if entry is None:
+                    files.pop(changed, None)
+                else:
+                    files[changed] = entry
+            applied = n
+        out = ExtractSet(commit, files)
+        self._disk[key] = _OnDisk(write_id, commit, out.files, applied)
+        return out
 
-    def _persist(self, path: Path, extracts: ExtractSet) -> None:
+    def _persist(self, path: Path, key: tuple[str, str], extracts: ExtractSet) -> None:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-            try:
-                with tmp.open("wb") as handle:
-                    pickle.dump(
-                        (FORMAT, self.version, extracts), handle, protocol=pickle.HIGHEST_PROTOCOL
-                    )
-                tmp.replace(path)
-            finally:
-                tmp.unlink(missing_ok=True)
+            known = self._disk.get(key)
+            if known is not None and known.deltas < MAX_DELTAS and path.exists():
+                # An extract is a function of its blob (the version is fixed), so blobs tell.
+                changes: dict[str, tuple[str, FileExtract] | None] = {
+                    p: e
+                    for p, e in extracts.files.items()
+                    if (known.files.get(p) or ("", None))[0] != e[0]
+                }
+                changes.update({p: None for p in known.files if p not in extracts.files})
+                if len(changes) * 10 < max(len(extracts.files), 1):
+                    n = known.deltas + 1
+                    record = (FORMAT, self.version, known.write_id, known.commit)
+                    _write_atomic(_delta_path(path, n), (*record, extracts.commit, changes))
+                    self._disk[key] = _OnDisk(known.write_id, extracts.commit, extracts.files, n)
+                    return
+            write_id = uuid.uuid4().hex
+            _write_atomic(path, (FORMAT, self.version, write_id, extracts))
+            self._disk[key] = _OnDisk(write_id, extracts.commit, extracts.files, 0)
+            for n in range(1, MAX_DELTAS + 1):  # they belong to the set file just replaced
+                _delta_path(path, n).unlink(missing_ok=True)
             self._evict(keep=path)
         except OSError:
             log.warning("could not write the extract cache %s", path.name, exc_info=True)
@@ -233,9 +267,46 @@ class ExtractCache:
             total += size
             if total > self.max_bytes and entry != keep:
                 entry.unlink(missing_ok=True)
+                for n in range(1, MAX_DELTAS + 1):
+                    _delta_path(entry, n).unlink(missing_ok=True)
 
     def _remember(self, key: tuple[str, str], extracts: ExtractSet) -> None:
         self._memory[key] = extracts
         self._memory.move_to_end(key)
         while len(self._memory) > MEMORY_ENTRIES:
             self._memory.popitem(last=False)
+
+
+def _delta_path(path: Path, n: int) -> Path:
+    return path.with_name(f"{path.name}.{n}.delta")
+
+
+def _load(path: Path) -> tuple[Any, ...] | None:
+    """A cache record, or None for a missing, torn or foreign file."""
+    try:
+        with path.open("rb") as handle:
+            record = pickle.load(handle)  # noqa: S301 - our own cache file
+    except (
+        OSError,
+        EOFError,
+        pickle.UnpicklingError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        ImportError,
+        IndexError,
+        KeyError,
+    ):
+        return None
+    return record if isinstance(record, tuple) else None
+
+
+def _write_atomic(path: Path, record: tuple[Any, ...]) -> None:
+    """A per-process temporary file, then a rename: readers see all of it or nothing."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with tmp.open("wb") as handle:
+            pickle.dump(record, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)

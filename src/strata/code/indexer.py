@@ -3,83 +3,40 @@
 The base of an incremental run is the head the graph already holds for the
 ref (the Branch node), not whatever a webhook claims, so a missed or repeated
 delivery cannot corrupt the projection: the diff from the indexed head to the
-new commit is reparsed, files that see changed names are re-resolved, and the
-facts of every touched file are re-synced (new ones asserted, vanished ones
-closed at the commit's time). Re-running the same commit changes nothing.
+new commit is reparsed, files that can see a changed export are re-resolved
+(:mod:`strata.code.plan`), and the facts of every touched file are diffed
+against what the graph holds open: only new and changed facts are written,
+vanished ones closed at the commit's time (:mod:`strata.code.sync`).
+Re-running the same commit changes nothing.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
 from strata.code.model import FileExtract
-from strata.code.modules import (
-    FAMILY,
-    MANIFESTS,
-    ModuleIndex,
-    PackageInfo,
-    binding_paths,
-    detect_packages,
-)
+from strata.code.modules import MANIFESTS, ModuleIndex, detect_packages
 from strata.code.parallel import parse_parallel
+from strata.code.plan import Planner
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
 from strata.code.resolver import Resolver
+from strata.code.run import Clock, IndexResult, Progress, Run
 from strata.code.select import select, skip_reason_for_content
-from strata.facts import EdgeFact, Fact, StateFact
+from strata.code.sync import Sync
+from strata.facts import Fact, StateFact
 from strata.git import Git, TreeEntry
 from strata.graph.reads import Reads
-from strata.graph.store import Closures, FactStore, WriteResult
-from strata.ontology.model import STATE
-from strata.writers import CodeWriter
+from strata.graph.store import FactStore
 
-Progress = Callable[[str, dict[str, Any]], None]
+__all__ = ["PARALLEL_PARSE_MIN_FILES", "CodeIndexer", "IndexResult", "Progress"]
+
 PARALLEL_PARSE_MIN_FILES = 400
-
-
-@dataclass(slots=True)
-class IndexResult:
-    """What one index run did, with timings per phase (seconds)."""
-
-    repo: str
-    ref: str
-    commit: str
-    base: str | None
-    mode: str  # full | incremental | unchanged | deleted
-    rewind: bool = False  # the ref moved back or sideways (valid from the move, not the commit)
-    files_total: int = 0
-    files_parsed: int = 0
-    files_written: int = 0
-    files_deleted: int = 0
-    lines: int = 0
-    symbols: int = 0
-    calls_resolved: int = 0
-    calls_unresolved: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    parse_errors: int = 0
-    parse_workers: int = 0  # helper processes that parsed (0: parsed in this process)
-    facts: int = 0
-    created: int = 0
-    closed: int = 0
-    expired: int = 0
-    unchanged: int = 0
-    seconds: dict[str, float] = field(default_factory=dict)
-    changed_symbols: list[str] = field(default_factory=list)
-    changed_paths: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-safe summary (changed symbols are counted, not listed)."""
-        out = {k: getattr(self, k) for k in self.__slots__}
-        out["changed_symbols"] = len(self.changed_symbols)
-        out["changed_paths"] = len(self.changed_paths)
-        return out
 
 
 def _parse_one(item: tuple[str, bytes]) -> FileExtract:
@@ -93,25 +50,6 @@ def _supported(name: str) -> bool:
     from strata.code.languages import adapter_for_path
 
     return adapter_for_path(name) is not None
-
-
-@dataclass(slots=True)
-class _Run:
-    """The state of one index run, filled phase by phase."""
-
-    git: Git
-    snapshot: Snapshot
-    result: IndexResult
-    clock: _Clock
-    projection: CodeProjection
-    packages: list[PackageInfo] = field(default_factory=list)
-    extracts: ExtractSet = field(default_factory=ExtractSet)
-    # The cached set of the indexed head (path -> its old state), and whatever
-    # set the cache held (reusable by blob, whichever commit it is of).
-    previous: ExtractSet = field(default_factory=ExtractSet)
-    reusable: ExtractSet = field(default_factory=ExtractSet)
-    index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
-    resolver: Resolver | None = None  # built once: planning asks its flow for dependents
 
 
 class CodeIndexer:
@@ -136,6 +74,8 @@ class CodeIndexer:
         self.workers = workers
         self.batch_size = batch_size
         self.progress = progress or (lambda phase, counters: None)
+        self.planner = Planner(store, self.code_reads)
+        self.sync = Sync(store, workers=workers, batch_size=batch_size, progress=self.progress)
 
     # -- entry points ----------------------------------------------------------------
 
@@ -153,36 +93,12 @@ class CodeIndexer:
             run.result.seconds = run.clock.done()
             return run.result
         self._read_tree(run)
-        write, deleted = self._plan(run)
+        write, deleted = self.planner.plan(run)
+        run.clock.lap("plan")
         states, edges = self._project(run, write)
         run.result.files_deleted = len(deleted)
         self._changed_symbols(run, write, deleted)
-        scopes = [run.projection.scope(p) for p in sorted(write | deleted)]
-        closing = self._closures(scopes, states, edges, run.snapshot)
-        repo_states, repo_edges = self._repository_facts(run)
-        repo_closing = self._closures(
-            [run.projection.repo_scope], repo_states, repo_edges, run.snapshot
-        )
-        branch: list[Fact] = [
-            f for f in repo_states if isinstance(f, StateFact) and f.label == "Branch"
-        ]
-        branch += [f for f in repo_edges if isinstance(f, EdgeFact) and f.dst.label == "Branch"]
-        early = [f for f in repo_states if f not in branch]
-        repo_edges = [f for f in repo_edges if f not in branch]
-        # Facts without a file scope (imported modules) always take the checked path.
-        shared = [f for f in states if f.scope is None]
-        scoped = [f for f in states if f.scope is not None]
-        run.clock.lap("sync")
-        self.progress("writing", {"facts": len(states) + len(edges)})
-        # Nodes first, then edges (edges in concurrent batches need committed endpoints),
-        # and the Branch head last: a head marks a finished index. When the files'
-        # scopes held nothing open (a first index), their facts skip the reads.
-        self._write([*early, *shared, *repo_closing.states], run.result)
-        self._write([*scoped, *closing.states], run.result, fresh=closing.fresh)
-        self._write([*edges, *closing.edges], run.result, fresh=closing.fresh)
-        self._write([*repo_edges, *repo_closing.edges], run.result)
-        self._write(branch, run.result)
-        run.clock.lap("write")
+        self.sync.write(run, write | deleted, states, edges, self._repository_facts(run))
         run.extracts.commit = run.snapshot.commit.sha
         self.cache.save(repo, ref, run.extracts)
         run.clock.lap("cache")
@@ -190,7 +106,7 @@ class CodeIndexer:
         self.progress("done", run.result.as_dict())
         return run.result
 
-    def _start(self, git: Git, repo: str, ref: str, rev: str, moved_at: datetime | None) -> _Run:
+    def _start(self, git: Git, repo: str, ref: str, rev: str, moved_at: datetime | None) -> Run:
         """Resolve the commit and decide between full, incremental and nothing to do.
 
         A commit that does not descend from the indexed head (a rewind to an
@@ -199,7 +115,7 @@ class CodeIndexer:
         (default now), the moment the ref moved, not from its commit time, which
         lies before the facts it replaces.
         """
-        clock = _Clock()
+        clock = Clock()
         git.check()
         after = git.resolve(rev)
         commit = git.commit(after)
@@ -213,9 +129,9 @@ class CodeIndexer:
         snapshot = Snapshot(repo, ref, commit, valid_at)
         projection = CodeProjection(self.store.ontology, snapshot, ModuleIndex({}, []))
         result = IndexResult(repo, ref, after, base, mode, rewind=moved)
-        return _Run(git, snapshot, result, clock, projection)
+        return Run(git, snapshot, result, clock, projection)
 
-    def _read_tree(self, run: _Run) -> None:
+    def _read_tree(self, run: Run) -> None:
         """List the tree, detect packages, and parse what the cache does not hold."""
         snap = run.snapshot
         tree = run.git.tree(snap.commit.sha)
@@ -233,18 +149,7 @@ class CodeIndexer:
         run.index = ModuleIndex({p: e for p, (_, e) in run.extracts.files.items()}, run.packages)
         run.projection = CodeProjection(self.store.ontology, snap, run.index)
 
-    def _plan(self, run: _Run) -> tuple[set[str], set[str]]:
-        """Which files to re-sync and which vanished."""
-        snap = run.snapshot
-        if run.result.mode == "incremental" and run.result.base is not None:
-            plan = self._incremental_paths(run, run.result.base)
-        else:
-            present = set(run.extracts.files)
-            plan = present, self._vanished_paths(snap.repo, snap.ref, present)
-        run.clock.lap("plan")
-        return plan
-
-    def _project(self, run: _Run, write: set[str]) -> tuple[list[Fact], list[Fact]]:
+    def _project(self, run: Run, write: set[str]) -> tuple[list[Fact], list[Fact]]:
         """Resolve the files to write and turn them into facts."""
         resolver = run.resolver or Resolver(run.index)
         result = run.result
@@ -271,7 +176,7 @@ class CodeIndexer:
         run.clock.lap("resolve")
         return states, edges
 
-    def _changed_symbols(self, run: _Run, write: set[str], deleted: set[str]) -> None:
+    def _changed_symbols(self, run: Run, write: set[str], deleted: set[str]) -> None:
         """Symbols that appeared, vanished or changed body in this run (for trace settle)."""
         changed: list[str] = []
         paths: list[str] = []
@@ -289,7 +194,7 @@ class CodeIndexer:
         run.result.changed_symbols = changed
         run.result.changed_paths = paths
 
-    def _repository_facts(self, run: _Run) -> tuple[list[Fact], list[Fact]]:
+    def _repository_facts(self, run: Run) -> tuple[list[Fact], list[Fact]]:
         """Repository, commit, packages and Branch head, with the edges between them."""
         symbols = sum(len(e.symbols) for _, e in run.extracts.files.values())
         states, edges = run.projection.repository_facts(
@@ -313,7 +218,7 @@ class CodeIndexer:
         covered = self._covered(git, repo, ref, pending)
         results: list[IndexResult] = []
         if covered:
-            clock = _Clock()
+            clock = Clock()
             head = self._branch_state(repo, ref) or {}
             done = IndexResult(repo, ref, pending[covered - 1], head.get("head"), "unchanged")
             done.seconds = clock.done()
@@ -346,7 +251,7 @@ class CodeIndexer:
         head closes last, so a run cut short is finished by running it again;
         a ref that is not indexed (or already deleted) changes nothing.
         """
-        clock = _Clock()
+        clock = Clock()
         branch = self._branch_state(repo, ref)
         zero = "0" * 40
         if branch is None:
@@ -365,9 +270,9 @@ class CodeIndexer:
         last: list[Fact] = [
             f for f in head.states if isinstance(f, StateFact) and f.label == "Branch"
         ]
-        self._write([*files.states, *files.edges], result)
-        self._write([*head.edges, *(f for f in head.states if f not in last)], result)
-        self._write(last, result)
+        self.sync.send([*files.states, *files.edges], result)
+        self.sync.send([*head.edges, *(f for f in head.states if f not in last)], result)
+        self.sync.send(last, result)
         result.files_deleted = len(paths)
         result.changed_paths = paths
         result.seconds = clock.done()
@@ -394,7 +299,7 @@ class CodeIndexer:
         ]
         return {entry.path: data for entry, data in git.iter_blob_texts(wanted)}
 
-    def _parse(self, run: _Run, files: list[TreeEntry]) -> tuple[ExtractSet, dict[str, int]]:
+    def _parse(self, run: Run, files: list[TreeEntry]) -> tuple[ExtractSet, dict[str, int]]:
         """Extracts of ``files``: from the previous run's cache by blob, else parsed."""
         cached = run.reusable.by_blob()
         out = ExtractSet()
@@ -426,126 +331,6 @@ class CodeIndexer:
         result.parse_workers = workers
         return parse_parallel(items, workers)
 
-    def _incremental_paths(self, run: _Run, base: str) -> tuple[set[str], set[str]]:
-        """Files to re-sync (changed, and dependents that may resolve differently) and
-        files that vanished.
-
-        A file depends on a change when it calls a name that appeared in or
-        vanished from a changed file, when one of its imports now resolves to an
-        added file, or when it imports a deleted file's module.
-        """
-        git, extracts = run.git, run.extracts
-        repo, ref = run.snapshot.repo, run.snapshot.ref
-        present = set(extracts.files)
-        changed: set[str] = set()
-        deleted: set[str] = set()
-        for change in git.diff(base, run.snapshot.commit.sha):
-            if change.status == "D":
-                deleted.add(change.path)
-            else:
-                changed.add(change.path)
-            if change.old_path is not None and change.old_path != change.path:
-                deleted.add(change.old_path)
-        changed &= present
-        deleted -= present
-        open_now = self._open_files(repo, ref, changed | deleted)  # disjoint sets
-        deleted &= open_now
-        existed = changed & open_now
-        added = changed - existed
-        before_names = self._names_before(run, existed | deleted)
-        names: set[str] = set()
-        for path in changed | deleted:
-            old_names = before_names.get(path, set())
-            new = extracts.files.get(path)
-            new_names = {s.qualname for s in new[1].symbols} if new else set()
-            names |= {n.rsplit(".", 1)[-1] for n in old_names ^ new_names}
-        gone_modules = self._module_names_of(run, deleted)
-        # A package's `__init__` re-exports names: what its importers bind may have moved.
-        reached = added | {p for p in changed if posixpath.basename(p).startswith("__init__.")}
-        dependents = {
-            path
-            for path, (_, extract) in extracts.files.items()
-            if path not in changed
-            and (
-                any(call.name in names for call in extract.calls)
-                or any(_imports_module(imp.module, gone_modules) for imp in extract.imports)
-                or (reached and _reaches(run.index, path, reached))
-            )
-        }
-        # Values flow through calls: a changed return type moves the callers' callers.
-        run.resolver = Resolver(run.index)
-        dependents |= run.resolver.flow.dependents(changed | deleted) - changed
-        return changed | dependents, deleted
-
-    def _module_names_of(self, run: _Run, paths: set[str]) -> set[str]:
-        """The module names deleted files answered to (from their last parse when cached)."""
-        found: set[str] = set()
-        for path in paths:
-            old = run.previous.files.get(path)
-            if old is None:
-                found.add(posixpath.splitext(path)[0].replace("/", "."))
-                continue
-            family = FAMILY.get(old[1].language)
-            if family is not None:
-                found.update(run.index.module_names(family, path, old[1]))
-        return {name for name in found if name}
-
-    def _names_before(self, run: _Run, paths: set[str]) -> dict[str, set[str]]:
-        """Qualnames each file had at the indexed head (cache first, else the graph)."""
-        previous = run.previous.files
-        found = {p: {s.qualname for s in previous[p][1].symbols} for p in paths if p in previous}
-        missing = paths - set(found)
-        if missing:
-            snap = run.snapshot
-            found.update(self.code_reads.symbol_qualnames(snap.repo, snap.ref, missing))
-        return found
-
-    def _open_files(self, repo: str, ref: str, paths: set[str]) -> set[str]:
-        """The paths whose File is open in the graph (one query, for their states only)."""
-        if not paths:
-            return set()
-        node = self.store.ontology.node("File")
-        keys = {node.make_key({"repo": repo, "ref": ref, "path": p}): p for p in paths}
-        open_now = self.store.open_slots("code", list(keys), types=[STATE])
-        found = {src for (_, src, _, _) in open_now[STATE]}
-        return {keys[k] for k in found if k in keys}
-
-    def _vanished_paths(self, repo: str, ref: str, present: set[str]) -> set[str]:
-        return {p for p in self.code_reads.open_file_paths(repo, ref) if p not in present}
-
-    def _closures(
-        self,
-        scopes: list[str],
-        states: Sequence[Fact],
-        edges: Sequence[Fact],
-        snapshot: Snapshot,
-    ) -> Closures:
-        """Invalidations for every open fact of these scopes that the new facts lack."""
-        return self.store.closures(
-            "code", scopes, [*states, *edges], at=snapshot.valid_at, repo=snapshot.repo
-        )
-
-    def _write(self, facts: list[Fact], result: IndexResult, *, fresh: bool = False) -> None:
-        if not facts:
-            return
-        written = 0
-
-        def progress(done: WriteResult) -> None:
-            nonlocal written
-            written += done.facts
-            self.progress("writing", {"written": written, "total": len(facts)})
-
-        batches = (facts[i : i + self.batch_size] for i in range(0, len(facts), self.batch_size))
-        total = CodeWriter(self.store).write_many(
-            batches, workers=self.workers, fresh=fresh, on_done=progress
-        )
-        result.facts += total.facts
-        result.created += total.created
-        result.closed += total.closed
-        result.expired += total.expired
-        result.unchanged += total.unchanged
-
-
 def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> datetime:
     """``valid_at``, moved just past the indexed head's time if it is not later
     (clock skew between commits, or a move dated before the last index)."""
@@ -555,25 +340,6 @@ def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> dateti
     return valid_at
 
 
-def _reaches(index: ModuleIndex, path: str, targets: set[str]) -> bool:
-    """True if one of the file's imports resolves to one of ``targets``."""
-    return any(
-        p in targets
-        for _, bound in index.scope(path).imports
-        for b in bound
-        for p in binding_paths(b)
-    )
-
-
-def _imports_module(module: str, names: set[str]) -> bool:
-    """An import of one of ``names`` or of something inside it (``a.b`` of ``a.b.c``)."""
-    cleaned = module.lstrip("./").replace("/", ".").replace("::", ".")
-    return any(
-        cleaned == name or cleaned.startswith(name + ".") or name.endswith("." + cleaned)
-        for name in (n.replace("/", ".").replace("::", ".") for n in names)
-    )
-
-
 def _moved(extract: FileExtract, path: str) -> FileExtract:
     """A cached extract of the same blob seen at another path (a copy or a rename)."""
     if extract.path == path:
@@ -581,18 +347,3 @@ def _moved(extract: FileExtract, path: str) -> FileExtract:
     from dataclasses import replace
 
     return replace(extract, path=path)
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.start = self.last = time.perf_counter()
-        self.laps: dict[str, float] = {}
-
-    def lap(self, name: str) -> None:
-        now = time.perf_counter()
-        self.laps[name] = round(now - self.last, 4)
-        self.last = now
-
-    def done(self) -> dict[str, float]:
-        self.laps["total"] = round(time.perf_counter() - self.start, 4)
-        return self.laps

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from strata.code.flow.exports import exported_api
 from strata.code.flow.guess import guessable, never_guessed
 from strata.code.flow.imports import scoped
 from strata.code.flow.index import FlowIndex, build_flow
+from strata.code.flow.public_api import exported_api
 from strata.code.model import CallSite, FileExtract, SymbolDef
 from strata.code.modules import (
     Binding,

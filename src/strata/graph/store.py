@@ -118,6 +118,16 @@ SET r = row.props, r.valid_at = datetime(row.valid_at), r.invalid_at = datetime(
 RETURN count(r) AS created
 """
 
+# A fresh slot's node and first version in one pass: one key lookup per row, not two.
+MERGE_FRESH_STATE = """
+UNWIND $rows AS row
+MERGE (n:{label} {{key: row.key}})
+ON CREATE SET n += row.identity, n.created_at = datetime($tx)
+CREATE (n)-[r:STATE]->(n)
+SET r = row.props, r.valid_at = datetime(row.valid_at), r.invalid_at = datetime(row.invalid_at),
+    r.created_at = datetime(row.created_at)
+"""
+
 MERGE_FRESH = """
 UNWIND $rows AS row
 MERGE (n:{label} {{key: row.key}})
@@ -135,11 +145,20 @@ OPEN_IN_SCOPES = """
 UNWIND $scopes AS scope
 MATCH (a)-[r:{rel} {{scope: scope}}]->(b)
 WHERE r.expired_at IS NULL AND r.invalid_at IS NULL
-RETURN labels(a)[0] AS src_label, a.key AS src, labels(b)[0] AS dst_label, b.key AS dst
+RETURN labels(a)[0] AS src_label, a.key AS src, labels(b)[0] AS dst_label, b.key AS dst,
+       r.hash AS hash, toString(r.valid_at) AS valid_at
 """
 
 StateSlot = tuple[str, str]  # label, key
 EdgeSlot = tuple[str, str, str, str, str]  # type, src label, src key, dst label, dst key
+
+
+@dataclass(frozen=True, slots=True)
+class OpenVersion:
+    """The open, current version of a slot: its content hash and valid time (wire form)."""
+
+    hash: str | None
+    valid_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +228,46 @@ def _row(version: Version, **ends: str) -> dict[str, Any]:
     }
 
 
+def closing_facts(
+    ontology: Ontology,
+    open_now: Mapping[str, Iterable[tuple[str, str, str, str]]],
+    facts: Iterable[Fact],
+    at: datetime,
+    repo: str,
+) -> Closures:
+    """Invalidations at ``at`` for every slot of ``open_now`` (per fact type) that
+    ``facts`` do not assert again."""
+    kept_states: set[tuple[str, str]] = set()
+    kept_edges: set[tuple[str, str, str, str, str]] = set()
+    for fact in facts:
+        if isinstance(fact, StateFact):
+            kept_states.add((fact.label, state_key(ontology, fact)))
+        else:
+            kept_edges.add((fact.type, fact.src.label, fact.src.key, fact.dst.label, fact.dst.key))
+    states: list[Fact] = []
+    edges: list[Fact] = []
+    count = 0
+    for rel, slots in open_now.items():
+        for src_label, src, dst_label, dst in sorted(slots):
+            count += 1
+            if rel == STATE:
+                if (src_label, src) not in kept_states:
+                    states.append(StateFact.closing(src_label, src, at))
+            elif (rel, src_label, src, dst_label, dst) not in kept_edges:
+                edges.append(
+                    EdgeFact(
+                        rel,
+                        NodeRef(src_label, src),
+                        NodeRef(dst_label, dst),
+                        repo,
+                        None,
+                        at,
+                        change="invalidate",
+                    )
+                )
+    return Closures(states, edges, count)
+
+
 class FactStore:
     """Bitemporal writes of checked facts; one instance per process is enough."""
 
@@ -267,7 +326,17 @@ class FactStore:
         edge type of the layer, and STATE unless the layer owns no node label (a
         state found there would be another layer's, which this writer may not close).
         """
-        found: dict[str, set[tuple[str, str, str, str]]] = {}
+        return {
+            rel: set(slots) for rel, slots in self.open_versions(layer, scopes, types).items()
+        }
+
+    def open_versions(
+        self, layer: Layer, scopes: Sequence[str], types: Sequence[str] | None = None
+    ) -> dict[str, dict[tuple[str, str, str, str], OpenVersion]]:
+        """:meth:`open_slots` with each slot's open version (its content hash and
+        valid time): what a re-sync compares its new facts against. One indexed
+        read (the scope index) per fact type."""
+        found: dict[str, dict[tuple[str, str, str, str], OpenVersion]] = {}
         if not scopes:
             return found
         if types is None:
@@ -277,7 +346,12 @@ class FactStore:
             if rel != STATE and self._ontology.edge(rel).writer != "strata":
                 continue
             rows = self._gateway.read(self._cypher(OPEN_IN_SCOPES, rel=rel), scopes=list(scopes))
-            found[rel] = {(r["src_label"], r["src"], r["dst_label"], r["dst"]) for r in rows}
+            found[rel] = {
+                (r["src_label"], r["src"], r["dst_label"], r["dst"]): OpenVersion(
+                    r["hash"], r["valid_at"]
+                )
+                for r in rows
+            }
         return found
 
     def closures(
@@ -294,36 +368,7 @@ class FactStore:
         A writer that re-syncs a unit (a file, a document, a trace file) asserts
         what the unit now says and closes, with these, what it no longer says.
         """
-        kept_states: set[tuple[str, str]] = set()
-        kept_edges: set[tuple[str, str, str, str, str]] = set()
-        for fact in facts:
-            if isinstance(fact, StateFact):
-                kept_states.add((fact.label, state_key(self._ontology, fact)))
-            else:
-                kept_edges.add(
-                    (fact.type, fact.src.label, fact.src.key, fact.dst.label, fact.dst.key)
-                )
-        states: list[Fact] = []
-        edges: list[Fact] = []
-        open_now = self.open_slots(layer, scopes)
-        for rel, slots in open_now.items():
-            for src_label, src, dst_label, dst in sorted(slots):
-                if rel == STATE:
-                    if (src_label, src) not in kept_states:
-                        states.append(StateFact.closing(src_label, src, at))
-                elif (rel, src_label, src, dst_label, dst) not in kept_edges:
-                    edges.append(
-                        EdgeFact(
-                            rel,
-                            NodeRef(src_label, src),
-                            NodeRef(dst_label, dst),
-                            repo,
-                            None,
-                            at,
-                            change="invalidate",
-                        )
-                    )
-        return Closures(states, edges, sum(len(slots) for slots in open_now.values()))
+        return closing_facts(self._ontology, self.open_slots(layer, scopes), facts, at, repo)
 
     def _group(self, facts: Sequence[Fact]) -> _Batch:
         states: dict[StateSlot, list[StateFact]] = defaultdict(list)
@@ -353,7 +398,6 @@ class FactStore:
     ) -> WriteResult:
         stamp = explicit_tx or self._clock()
         if fresh:
-            self._merge_fresh(tx, batch, stamp)
             current: dict[tuple[str, ...], list[Version]] = {}
         else:
             self._merge_and_lock(tx, batch, stamp)
@@ -371,17 +415,41 @@ class FactStore:
             plan, same = self._plan_slot(current.get(edge_slot, []), edge_facts, stamp)
             plans[edge_slot] = plan
             unchanged += same
-        expired, closed, created = self._write(tx, plans, stamp, checked=not fresh)
+        if fresh:
+            created = self._create_fresh(tx, batch, plans, stamp)
+            return WriteResult(count, created, 0, unchanged, stamp)
+        expired, closed, created = self._write(tx, plans, stamp, checked=True)
         return WriteResult(count, created, expired, unchanged, stamp, closed)
 
-    def _merge_fresh(self, tx: Tx, batch: _Batch, stamp: datetime) -> None:
-        """Create-or-match the nodes of state facts, without taking locks."""
-        rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for (label, key), state_facts in batch.states.items():
-            if any(f.props is not None for f in state_facts):
-                rows[label].append({"key": key, "identity": dict(batch.identities[(label, key)])})
-        for label in sorted(rows):
-            tx.run(self._cypher(MERGE_FRESH, label=label), rows=rows[label], tx=to_wire(stamp))
+    def _create_fresh(
+        self, tx: Tx, batch: _Batch, plans: Mapping[tuple[str, ...], Plan], stamp: datetime
+    ) -> int:
+        """Write a fresh batch without locks or reads: a state slot with one new version
+        (the common case) merges its node and creates the version in one statement;
+        any other slot has its node merged first and takes the ordinary create path."""
+        merged: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        nodes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        rest: dict[tuple[str, ...], Plan] = {}
+        for slot, plan in plans.items():
+            if len(slot) != 2:
+                rest[slot] = plan
+                continue
+            label, key = slot
+            identity = dict(batch.identities[(label, key)])
+            single = len(plan.create) == 1 and plan.create[0].copy_of is None
+            if single:
+                merged[label].append({**_row(plan.create[0], key=key), "identity": identity})
+            elif any(f.props is not None for f in batch.states[(label, key)]):
+                nodes[label].append({"key": key, "identity": identity})
+                rest[slot] = plan
+            else:
+                rest[slot] = plan
+        for label in sorted(merged):
+            text = self._cypher(MERGE_FRESH_STATE, label=label)
+            tx.run(text, rows=merged[label], tx=to_wire(stamp))
+        for label in sorted(nodes):
+            tx.run(self._cypher(MERGE_FRESH, label=label), rows=nodes[label], tx=to_wire(stamp))
+        return sum(len(rows) for rows in merged.values()) + self._create(tx, rest, checked=False)
 
     def _merge_and_lock(self, tx: Tx, batch: _Batch, stamp: datetime) -> None:
         merge_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)

@@ -24,7 +24,7 @@ import asyncio
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +82,32 @@ CALL (n, st) {
 RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
        st{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
           .module, .req_id, .line_start, .line_end} AS state,
+       coalesce(st.content_hash, file_blob) AS blob,
+       coalesce(st.is_test, file_test, false) AS test,
+       file_layout,
+       toString(st.created_at) AS created_at
+"""
+
+# The current states of named nodes that have no document yet (a push's changes):
+# key lookups on the label's key index, no scan of the repository's states.
+NODE_STATES = """
+UNWIND $keys AS key
+MATCH (n:{label} {{key: key}})-[st:STATE]->(n)
+WHERE st.expired_at IS NULL AND st.invalid_at IS NULL AND st.hash IS NOT NULL
+  AND NOT EXISTS {{ MATCH (d:SearchDoc {{key: n.key + '#' + st.hash}}) WHERE d.v = $version }}
+// The blob a body is read from, as in NEW_STATES.
+CALL (n, st) {{
+  OPTIONAL MATCH (f:File {{key: st.scope}})-[fs:STATE]->(f)
+  WHERE n:Symbol AND fs.valid_at <= st.valid_at
+    AND (fs.invalid_at IS NULL OR fs.invalid_at > st.valid_at)
+    AND fs.created_at <= st.created_at
+    AND (fs.expired_at IS NULL OR fs.expired_at > st.created_at)
+  RETURN fs.content_hash AS file_blob, fs.is_test AS file_test, fs.layout AS file_layout
+  ORDER BY fs.created_at DESC LIMIT 1
+}}
+RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
+       st{{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
+          .module, .req_id, .line_start, .line_end}} AS state,
        coalesce(st.content_hash, file_blob) AS blob,
        coalesce(st.is_test, file_test, false) AS test,
        file_layout,
@@ -230,10 +256,48 @@ class SearchIndex:
                 since=EPOCH if stale else cursor["through"],
                 version=DOC_VERSION,
             )
-        texts = self._blobs(repo, sorted({r["blob"] for r in rows if r["blob"]})) if rows else {}
-        body = bodies(rows, texts)
+        written = self._write_docs(rows)
+        newest = max((str(row["created_at"]) for row in rows), default="")
+        if newest or late:
+            self._gateway.write(
+                MOVE_CURSOR, repo=repo, through=newest or cursor["through"], version=DOC_VERSION
+            )
+        write_s = time.perf_counter() - started
+        embedded, pending, embed_s = self.embed_pending(repo, budget=embed_budget)
+        return SyncResult(written, embedded, pending, write_s, embed_s)
+
+    def sync_nodes(self, nodes: Iterable[tuple[str, str]]) -> int:
+        """Document the current states of ``nodes`` ((label, key) pairs, e.g. what one
+        push changed) that have none yet; returns how many were written.
+
+        The cursor does not move: the next :meth:`sync` still scans what was recorded
+        since it and skips what these documented, so nothing is ever left out.
+        """
+        by_label: dict[str, list[str]] = defaultdict(list)
+        for label, key in nodes:
+            if label in INDEXED_LABELS:
+                by_label[label].append(key)
+        rows: list[dict[str, Any]] = []
+        for label, keys in sorted(by_label.items()):
+            statement = NODE_STATES.format(label=checked_label(label))
+            for i in range(0, len(keys), WRITE_BATCH):
+                rows += self._gateway.read(
+                    statement, keys=keys[i : i + WRITE_BATCH], version=DOC_VERSION
+                )
+        return self._write_docs(rows)
+
+    def _write_docs(self, rows: list[dict[str, Any]]) -> int:
+        """Write the documents of ``rows``, their body words read from git in one batch
+        per repository."""
+        body: dict[int, str] = {}
+        by_repo: dict[str, list[int]] = defaultdict(list)
+        for i, row in enumerate(rows):
+            by_repo[str(row["node"].get("repo", ""))].append(i)
+        for repo, indexes in by_repo.items():
+            part = [rows[i] for i in indexes]
+            texts = self._blobs(repo, sorted({r["blob"] for r in part if r["blob"]}))
+            body.update({indexes[j]: words for j, words in bodies(part, texts).items()})
         by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        newest = ""
         for i, row in enumerate(rows):
             by_label[row["label"]].append(
                 document(
@@ -245,7 +309,6 @@ class SearchIndex:
                     test=bool(row["test"]),
                 )
             )
-            newest = max(newest, row["created_at"])
         written = 0
         for label, docs in by_label.items():
             statement = WRITE_DOCS.format(label=checked_label(label))
@@ -253,13 +316,7 @@ class SearchIndex:
                 chunk = docs[i : i + WRITE_BATCH]
                 self._gateway.write(statement, rows=chunk)
                 written += len(chunk)
-        if newest or late:
-            self._gateway.write(
-                MOVE_CURSOR, repo=repo, through=newest or cursor["through"], version=DOC_VERSION
-            )
-        write_s = time.perf_counter() - started
-        embedded, pending, embed_s = self.embed_pending(repo, budget=embed_budget)
-        return SyncResult(written, embedded, pending, write_s, embed_s)
+        return written
 
     def embed_pending(self, repo: str, *, budget: int | None) -> tuple[int, int, float]:
         """Embed up to ``budget`` documents without a vector; (embedded, left, seconds)."""

@@ -8,6 +8,7 @@ import structlog
 from celery import shared_task
 
 from strata import locks
+from strata.code.run import IndexResult
 from strata.errors import NotFound, StrataError
 from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ZERO_SHAS, ReindexJob, parse_job
 from strata.search.docs import SearchIndex
@@ -22,10 +23,13 @@ from strata_workers.runner import (
 )
 
 PROGRESS_EVERY_S = 0.5
+# A push that changed at most this many nodes documents just those (key lookups);
+# a larger one (a full index) scans what was recorded since the search cursor.
+NODE_DOCS_MAX = 5000
 log = structlog.get_logger(component="code-task")
 
 
-def _search_documents(ctx: WorkerContext, repo: str) -> int | None:
+def _search_documents(ctx: WorkerContext, repo: str, result: IndexResult) -> int | None:
     """Write the search documents of what this run recorded, so the first search after a
     push does not pay for them (embeddings stay lazy: `strata search --embed`).
 
@@ -33,7 +37,10 @@ def _search_documents(ctx: WorkerContext, repo: str) -> int | None:
     which writes what is missing; it does not fail the reindex.
     """
     try:
-        return SearchIndex(ctx.gateway).sync(repo, embed_budget=0).documents
+        index = SearchIndex(ctx.gateway)
+        if result.mode == "incremental" and len(result.changed_nodes) <= NODE_DOCS_MAX:
+            return index.sync_nodes(result.changed_nodes)
+        return index.sync(repo, embed_budget=0).documents
     except StrataError as exc:
         log.warning("search.documents_deferred", repo=repo, error=exc.message)
         return None
@@ -78,7 +85,7 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
             base=result.base,
             changed_symbols=result.changed_symbols,
         )
-    summary["search_documents"] = _search_documents(ctx, parsed.repo)
+    summary["search_documents"] = _search_documents(ctx, parsed.repo, result)
     ctx.jobs.succeed(parsed.job_id, summary)
     # The cache write ran beside the follow-up; it ends before the task does, so a
     # pool child recycled after this task cannot take it down half done.

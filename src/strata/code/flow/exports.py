@@ -1,99 +1,401 @@
-"""A Python library's exported API: what ``import pkg`` promises its users.
+"""What a file exports to other files' resolution, and who can see a change of it.
 
-A symbol is exported (entrypoint kind ``public_api``) when
+An incremental index re-resolves a file it did not reparse only when something
+that file can see changed. What other files see of a file is its *exports*:
+its symbols' interfaces (name, kind, parent, bases, decorators, signature), its
+imports (re-exported names) and, through the value flow, every scope's
+returns, parameters, assignments to globals and attributes, and the values its
+calls pass into other functions' parameters. Line numbers and bodies are not
+exports: a body-only change re-resolves just its own file.
 
-- a module's ``__all__`` lists it: declared there, or imported there and re-exported;
-- a package's ``__init__.py`` without ``__all__`` declares it or imports it by a
-  public name (``from .api import get``, ``from .api import get as get``), or
-  pulls it in with ``from .api import *`` (then what ``api``'s ``__all__`` lists,
-  else its public top-level names).
-
-Names starting with ``_`` are private by convention and never exported without
-``__all__``; test files and ``tests/`` packages export nothing. Pure: it reads
-parsed files, their import scopes and the flow IR (``FileFlow.exports``).
+:func:`changed_exports` compares the old and new extract of a changed file
+scope by scope (positions normalised to their order within the scope) and
+names the identifiers whose meaning may have changed (*reader* seeds: who
+mentions them may resolve differently) and the functions that may now receive
+other values into their parameters (*param* seeds: who defines them may).
+:func:`dependents` then follows those seeds through the repository to a
+fixpoint: a file that mentions a reader seed (or defines a param seed) is a
+dependent, and the scopes of it that do pass the changed values on (returns,
+globals, attributes, arguments, decided by a local taint over its assignments)
+add their own names. So a changed return annotation reaches the callers of its
+callers in files that did not change, and an appended function nobody calls
+reaches nobody. Identifier matching over-approximates (a name is a name,
+whichever module it is bound in); it never needs a solved flow.
 """
 
 from __future__ import annotations
 
-import posixpath
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
-from strata.code.model import FileExtract, SymbolDef
-from strata.code.modules import FileScope, ModuleIndex, ModuleTarget, SymbolTarget
+from strata.code.flow.model import (
+    Annot,
+    Assign,
+    Attr,
+    Call,
+    Container,
+    Either,
+    Expr,
+    FileFlow,
+    FlowCall,
+    Function,
+    Item,
+    Name,
+    Protocol,
+)
+from strata.code.model import FileExtract
 
-PUBLIC_KINDS = frozenset({"function", "class", "constant"})
-_TEST_DIRS = frozenset({"tests", "test"})
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
+MAX_MEMO = 50_000  # per-blob mention sets kept in the process (a worker indexes many pushes)
 
-
-def exported_api(
-    index: ModuleIndex,
-    scope: Callable[[str], FileScope],
-    symbols: dict[tuple[str, str], SymbolDef],
-) -> dict[str, frozenset[str]]:
-    """Per file, the qualnames of its symbols some module of the repository exports."""
-    found: dict[str, set[str]] = defaultdict(set)
-
-    def mark(target: SymbolTarget) -> None:
-        if (target.path, target.qualname) in symbols:
-            found[target.path].add(target.qualname)
-
-    for path, extract in index.files.items():
-        if _exporting(path, extract):
-            for target in _exports_of(index, path, _listed(extract), scope(path)):
-                mark(target)
-    return {path: frozenset(names) for path, names in found.items()}
-
-
-def _exports_of(
-    index: ModuleIndex, path: str, listed: tuple[str, ...] | None, scope: FileScope
-) -> Iterable[SymbolTarget]:
-    """What one module exports (its ``__all__``; an ``__init__`` its public names)."""
-    top = index.top_level.get(path, {})
-    if listed is not None:
-        for name in listed:
-            own, bound = top.get(name), scope.bindings.get(name)
-            if own is not None:
-                yield SymbolTarget(path, own.qualname)
-            elif isinstance(bound, SymbolTarget):
-                yield bound
-        return
-    if posixpath.basename(path) not in ("__init__.py", "__init__.pyi"):
-        return
-    for name, symbol in top.items():
-        if _public(name) and symbol.kind in PUBLIC_KINDS:
-            yield SymbolTarget(path, symbol.qualname)
-    for name, bound in scope.bindings.items():
-        # Function-local imports are keyed `function\0name`: not the module's names.
-        if "\x00" not in name and _public(name) and isinstance(bound, SymbolTarget):
-            yield bound
-    for module in scope.wildcards:
-        yield from _star(index, module)
+# (path, call) -> whether the call's arguments carry any value (the new state's flow)
+PassesValues = Callable[[str, FlowCall], bool]
 
 
-def _exporting(path: str, extract: FileExtract) -> bool:
-    if extract.language != "python" or extract.is_test_file:
-        return False
-    return not _TEST_DIRS & set(path.split("/")[:-1])
+@dataclass(slots=True)
+class Seeds:
+    """Identifiers whose meaning may have changed, by how a file can see them."""
+
+    readers: set[str] = field(default_factory=set)  # mentioned: resolves differently
+    params: set[str] = field(default_factory=set)  # defined: its parameters get other values
+
+    def __bool__(self) -> bool:
+        return bool(self.readers or self.params)
+
+    def update(self, other: Seeds) -> None:
+        self.readers |= other.readers
+        self.params |= other.params
 
 
-def _listed(extract: FileExtract) -> tuple[str, ...] | None:
-    flow = getattr(extract, "flow", None)  # extracts cached before the flow lack it
-    return getattr(flow, "exports", None)
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """One scope's share of a file's flow (``qualname`` None: the module level)."""
+
+    function: Function | None
+    assigns: tuple[Assign, ...]
+    calls: tuple[FlowCall, ...]
+    kind: str | None  # the scope's symbol kind (class bodies export their names)
 
 
-def _star(index: ModuleIndex, module: ModuleTarget) -> Iterable[SymbolTarget]:
-    """What ``from module import *`` brings in: its ``__all__``, else its public names."""
-    for path in module.paths:
-        extract = index.files.get(path)
-        if extract is None:
+@dataclass(frozen=True, slots=True)
+class FileMentions:
+    """The identifiers a file mentions anywhere, and the function/class names it defines."""
+
+    mentions: frozenset[str]
+    defines: frozenset[str]
+
+
+_memo: dict[str, FileMentions] = {}
+
+
+def words(text: str | None) -> set[str]:
+    """The identifiers in ``text`` (an annotation, a dotted callee, a decorator)."""
+    return set(_WORD.findall(text)) if text else set()
+
+
+def expr_words(expr: Expr | None) -> set[str]:
+    """Every identifier an expression mentions."""
+    out: set[str] = set()
+    todo: list[Expr] = [expr] if expr is not None else []
+    while todo:
+        e = todo.pop()
+        if isinstance(e, Name):
+            out.add(e.id)
+        elif isinstance(e, Attr):
+            out.add(e.name)
+            todo.append(e.obj)
+        elif isinstance(e, Call):
+            todo.append(e.func)
+        elif isinstance(e, Item):
+            todo.append(e.obj)
+        elif isinstance(e, Container):
+            todo.extend(e.items)
+        elif isinstance(e, Either):
+            todo.extend(e.options)
+        elif isinstance(e, Annot):
+            out |= words(e.text)
+        elif isinstance(e, Protocol):
+            out.add(e.method)
+            todo.append(e.obj)
+    return out
+
+
+def mentions(blob: str, extract: FileExtract) -> FileMentions:
+    """What ``extract`` mentions and defines (memoised by blob: the same content
+    mentions the same names)."""
+    found = _memo.get(blob)
+    if found is not None:
+        return found
+    said: set[str] = set()
+    defines: set[str] = set()
+    for symbol in extract.symbols:
+        defines.add(symbol.name)
+        for text in (*symbol.bases, *symbol.implements, *symbol.decorators):
+            said |= words(text)
+    for site in extract.calls:
+        said |= words(site.callee)
+        said.add(site.name)
+    for imp in extract.imports:
+        said |= words(imp.module)
+        said.update(imp.names)
+        if imp.alias:
+            said.add(imp.alias)
+    flow = extract.flow
+    if flow is not None:
+        for function in flow.functions:
+            said |= _function_words(function)
+        for assign in flow.assigns:
+            said |= expr_words(assign.target) | expr_words(assign.value)
+        for call in flow.calls:
+            said |= _call_words(call)
+        for implicit in flow.implicits:
+            said |= expr_words(implicit.obj)
+            said.add(implicit.method)
+    if len(_memo) >= MAX_MEMO:
+        _memo.clear()
+    found = FileMentions(frozenset(said), frozenset(defines))
+    _memo[blob] = found
+    return found
+
+
+def changed_exports(
+    path: str, old: FileExtract, new: FileExtract, passes_values: PassesValues
+) -> Seeds | None:
+    """The seeds of a change from ``old`` to ``new`` of one file; None when the file
+    changed as a whole (language, package, test-ness: every importer may resolve
+    differently), which the caller answers with its exact fallback."""
+    whole = (old.language, old.package, old.is_test_file)
+    if whole != (new.language, new.package, new.is_test_file):
+        return None
+    seeds = Seeds()
+    before, after = _symbols(old), _symbols(new)
+    for qualname in before.keys() | after.keys():
+        if before.get(qualname) != after.get(qualname):
+            seeds.readers |= set(qualname.split("."))
+    if Counter(_imports(old)) != Counter(_imports(new)):
+        for module, names, alias in set(_imports(old)) ^ set(_imports(new)):
+            seeds.readers |= words(module) | set(names) | ({alias} if alias else set())
+    old_scopes, new_scopes = _scopes(old), _scopes(new)
+    for scope in old_scopes.keys() | new_scopes.keys():
+        was, now = old_scopes.get(scope), new_scopes.get(scope)
+        if _digest(was) == _digest(now):
             continue
-        listed = _listed(extract)
-        top = index.top_level.get(path, {})
-        for name, symbol in top.items():
-            if (name in listed) if listed is not None else _public(name):
-                yield SymbolTarget(path, symbol.qualname)
+        if scope is not None:
+            seeds.readers |= set(scope.split("."))
+        for side in (was, now):
+            if side is not None:
+                seeds.readers |= _assigned_names(scope, side, taint=None)
+        gone = Counter(_plain_calls(was)) - Counter(_plain_calls(now))
+        added = Counter(_plain_calls(now)) - Counter(_plain_calls(was))
+        seeds.params |= {_callee_name(c) for c in gone} - {""}
+        for call in new.flow.calls if new.flow is not None and added else ():
+            plain = _plain(call)
+            if call.scope == scope and added.get(plain, 0) > 0 and passes_values(path, call):
+                seeds.params.add(_callee_name(plain))
+        seeds.params.discard("")
+    return seeds
 
 
-def _public(name: str) -> bool:
-    return not name.startswith("_")
+def dependents(
+    files: Mapping[str, tuple[str, FileExtract]],
+    changed: set[str],
+    seeds: Seeds,
+) -> set[str]:
+    """The files (outside ``changed``) that can see ``seeds``, followed to a fixpoint
+    through the scopes that pass the changed values on."""
+    found: set[str] = set()
+    done: dict[tuple[str, str | None], set[str]] = {}
+    frontier = Seeds(set(seeds.readers), set(seeds.params))
+    every = Seeds(set(seeds.readers), set(seeds.params))
+    while frontier:
+        new = Seeds()
+        for path, (blob, extract) in files.items():
+            seen = mentions(blob, extract)
+            if seen.mentions.isdisjoint(frontier.readers) and seen.defines.isdisjoint(
+                frontier.params
+            ):
+                continue
+            if path not in changed:
+                found.add(path)
+            new.update(_passed_on(path, extract, every, done))
+        new.readers -= every.readers
+        new.params -= every.params
+        every.update(new)
+        frontier = new
+    return found
+
+
+def _passed_on(
+    path: str, extract: FileExtract, seeds: Seeds, done: dict[tuple[str, str | None], set[str]]
+) -> Seeds:
+    """The seeds the scopes of one file pass on, for scopes that see ``seeds`` (a scope
+    is looked at again only when it sees more of them than last time)."""
+    out = Seeds()
+    for scope, part in _scopes(extract).items():
+        taint = _scope_words(part) & seeds.readers
+        function = part.function
+        last = scope.rsplit(".", 1)[-1] if scope else None
+        owner = scope.rsplit(".", 2)[-2] if scope and scope.count(".") >= 1 else None
+        if function is not None and (
+            last in seeds.params or (last == "__init__" and owner in seeds.params)
+        ):
+            taint |= {p.name for p in function.params}
+        if not taint or taint <= done.get((path, scope), set()):
+            continue
+        done[(path, scope)] = set(taint)
+        taint |= _local_taint(part, taint)
+        if function is not None and (
+            any(not expr_words(r).isdisjoint(taint) for r in function.returns)
+            or not words(function.annotation).isdisjoint(taint)
+            or any(not expr_words(d).isdisjoint(taint) for d in function.decorators)
+        ):
+            out.readers |= set(scope.split(".")) if scope else set()
+        out.readers |= _assigned_names(scope, part, taint=taint)
+        for call in part.calls:
+            if not _call_args_words(call).isdisjoint(taint):
+                name = _callee_name(call)
+                if name:
+                    out.params.add(name)
+    return out
+
+
+def _local_taint(part: _Scope, taint: set[str]) -> set[str]:
+    """Locals assigned (transitively) from something tainted, within the scope."""
+    grown = set(taint)
+    changed = True
+    while changed:
+        changed = False
+        for assign in part.assigns:
+            target = assign.target
+            if (
+                isinstance(target, Name)
+                and target.id not in grown
+                and not expr_words(assign.value).isdisjoint(grown)
+            ):
+                grown.add(target.id)
+                changed = True
+    return grown
+
+
+def _assigned_names(scope: str | None, part: _Scope, *, taint: set[str] | None) -> set[str]:
+    """Names other files may read from the scope's assignments (all of them when
+    ``taint`` is None, else those whose value is tainted)."""
+    out: set[str] = set()
+    visible = scope is None or part.kind in CLASS_KINDS
+    for assign in part.assigns:
+        if taint is not None and expr_words(assign.value).isdisjoint(taint):
+            continue
+        target = assign.target
+        if isinstance(target, Attr):
+            out.add(target.name)
+        elif isinstance(target, Name) and visible:
+            out.add(target.id)
+        elif isinstance(target, Item):
+            out |= expr_words(target.obj)
+    return out
+
+
+def _symbols(extract: FileExtract) -> dict[str, tuple[object, ...]]:
+    """Each symbol's interface: what other files resolve against (no lines, no body)."""
+    return {
+        s.qualname: (
+            s.name,
+            s.kind,
+            s.parent,
+            s.bases,
+            s.implements,
+            s.decorators,
+            s.signature,
+            s.test_framework,
+            s.entrypoint,
+            s.framework,
+        )
+        for s in extract.symbols
+    }
+
+
+def _imports(extract: FileExtract) -> list[tuple[str, tuple[str, ...], str | None]]:
+    return [(i.module, i.names, i.alias) for i in extract.imports]
+
+
+def _scopes(extract: FileExtract) -> dict[str | None, _Scope]:
+    """The file's flow split by scope, positions replaced by their rank in the scope."""
+    flow = extract.flow or FileFlow()
+    kinds = {s.qualname: s.kind for s in extract.symbols}
+    functions = {f.qualname: f for f in flow.functions}
+    assigns: dict[str | None, list[Assign]] = defaultdict(list)
+    calls: dict[str | None, list[FlowCall]] = defaultdict(list)
+    for assign in flow.assigns:
+        assigns[assign.scope].append(assign)
+    for call in flow.calls:
+        calls[call.scope].append(call)
+    out: dict[str | None, _Scope] = {}
+    for scope in {*functions, *assigns, *calls}:
+        lines = _ranks([a.line for a in assigns[scope]] + [c.line for c in calls[scope]])
+        blocks = _ranks([a.block for a in assigns[scope]] + [c.block for c in calls[scope]])
+        out[scope] = _Scope(
+            functions.get(scope) if scope is not None else None,
+            tuple(replace(a, line=lines[a.line], block=blocks[a.block]) for a in assigns[scope]),
+            tuple(replace(c, line=lines[c.line], block=blocks[c.block]) for c in calls[scope]),
+            kinds.get(scope) if scope is not None else None,
+        )
+    return out
+
+
+def _ranks(values: Iterable[int]) -> dict[int, int]:
+    return {v: i for i, v in enumerate(sorted(set(values)))}
+
+
+def _digest(part: _Scope | None) -> object:
+    return None if part is None else (part.function, part.assigns, part.calls, part.kind)
+
+
+def _plain(call: FlowCall) -> FlowCall:
+    return replace(call, line=0, block=0)
+
+
+def _plain_calls(part: _Scope | None) -> list[FlowCall]:
+    return [_plain(c) for c in part.calls] if part is not None else []
+
+
+def _callee_name(call: FlowCall) -> str:
+    func = call.func
+    if isinstance(func, Name):
+        return func.id
+    if isinstance(func, Attr):
+        return func.name
+    return ""
+
+
+def _function_words(function: Function) -> set[str]:
+    out = words(function.annotation) | set(function.qualname.split("."))
+    for param in function.params:
+        out |= words(param.annotation) | expr_words(param.default)
+    for expr in (*function.returns, *function.decorators):
+        out |= expr_words(expr)
+    return out
+
+
+def _call_args_words(call: FlowCall) -> set[str]:
+    out: set[str] = set()
+    for arg in call.args:
+        out |= expr_words(arg)
+    for _, value in call.keywords:
+        out |= expr_words(value)
+    return out
+
+
+def _call_words(call: FlowCall) -> set[str]:
+    return expr_words(call.func) | _call_args_words(call)
+
+
+def _scope_words(part: _Scope) -> set[str]:
+    out = _function_words(part.function) if part.function is not None else set()
+    for assign in part.assigns:
+        out |= expr_words(assign.value) | expr_words(assign.target)
+    for call in part.calls:
+        out |= _call_words(call)
+    return out

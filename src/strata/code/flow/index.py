@@ -52,17 +52,25 @@ class FlowIndex:
                 self.flows[path] = flow
         self._solver: DemandSolver | None = None
         self._calls: dict[tuple[str, str | None, int, str], list[FlowCall]] = defaultdict(list)
+        self._indexed: set[str] = set()
         self._subclasses: dict[SymbolTarget, list[SymbolTarget]] | None = None
         self._overrides: dict[tuple[SymbolTarget, str], list[SymbolTarget]] = {}
 
     @property
     def solver(self) -> DemandSolver:
         if self._solver is None:
-            for path, flow in self.flows.items():
-                for call in flow.calls:
-                    self._calls[(path, call.scope, call.line, call.callee)].append(call)
             self._solver = DemandSolver(self.lookup, self.flows)
         return self._solver
+
+    def _sites(self, path: str, call: CallSite) -> list[FlowCall]:
+        """The flow's call sites of ``call`` (indexed per file on first ask: an
+        incremental run asks about a few files of a large repository)."""
+        if path not in self._indexed:
+            self._indexed.add(path)
+            flow = self.flows.get(path)
+            for site in flow.calls if flow is not None else ():
+                self._calls[(path, site.scope, site.line, site.callee)].append(site)
+        return self._calls.get((path, call.caller, call.line, call.callee), [])
 
     def refine(
         self, path: str, call: CallSite, found: tuple[SymbolTarget, str] | None
@@ -106,7 +114,7 @@ class FlowIndex:
     def callees(self, path: str, call: CallSite) -> tuple[list[SymbolTarget], bool]:
         """Declarations the callee expression may hold, and whether its receiver is known."""
         solver = self.solver
-        sites = self._calls.get((path, call.caller, call.line, call.callee), [])
+        sites = self._sites(path, call)
         targets: set[SymbolTarget] = set()
         known = False
         for site in sites:

@@ -1,0 +1,93 @@
+"""The state of one index run, shared by its phases (read, plan, project, sync)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from strata.code.cache import ExtractSet
+from strata.code.modules import ModuleIndex, PackageInfo
+from strata.code.projection import CodeProjection, Snapshot
+from strata.code.resolver import Resolver
+from strata.git import Git
+
+Progress = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(slots=True)
+class IndexResult:
+    """What one index run did, with timings per phase (seconds)."""
+
+    repo: str
+    ref: str
+    commit: str
+    base: str | None
+    mode: str  # full | incremental | unchanged | deleted
+    rewind: bool = False  # the ref moved back or sideways (valid from the move, not the commit)
+    files_total: int = 0
+    files_parsed: int = 0
+    files_written: int = 0
+    files_deleted: int = 0
+    lines: int = 0
+    symbols: int = 0
+    calls_resolved: int = 0
+    calls_unresolved: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    parse_errors: int = 0
+    parse_workers: int = 0  # helper processes that parsed (0: parsed in this process)
+    facts: int = 0
+    created: int = 0
+    closed: int = 0
+    expired: int = 0
+    unchanged: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    changed_symbols: list[str] = field(default_factory=list)
+    changed_paths: list[str] = field(default_factory=list)
+    # Node keys whose state this run recorded a new version of (search documents follow).
+    changed_nodes: list[tuple[str, str]] = field(default_factory=list)  # (label, key)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-safe summary (changed symbols, paths and nodes are counted, not listed)."""
+        out = {k: getattr(self, k) for k in self.__slots__}
+        out["changed_symbols"] = len(self.changed_symbols)
+        out["changed_paths"] = len(self.changed_paths)
+        out["changed_nodes"] = len(self.changed_nodes)
+        return out
+
+
+@dataclass(slots=True)
+class Run:
+    """The state of one index run, filled phase by phase."""
+
+    git: Git
+    snapshot: Snapshot
+    result: IndexResult
+    clock: Clock
+    projection: CodeProjection
+    packages: list[PackageInfo] = field(default_factory=list)
+    extracts: ExtractSet = field(default_factory=ExtractSet)
+    # The cached set of the indexed head (path -> its old state), and whatever
+    # set the cache held (reusable by blob, whichever commit it is of).
+    previous: ExtractSet = field(default_factory=ExtractSet)
+    reusable: ExtractSet = field(default_factory=ExtractSet)
+    index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
+    resolver: Resolver | None = None  # built once: planning asks its flow for dependents
+
+
+class Clock:
+    """Wall time per phase of a run."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = round(now - self.last, 4)
+        self.last = now
+
+    def done(self) -> dict[str, float]:
+        self.laps["total"] = round(time.perf_counter() - self.start, 4)
+        return self.laps

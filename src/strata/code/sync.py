@@ -1,0 +1,111 @@
+"""The write phase of an index run: send what changed, close what vanished.
+
+The projection of the re-synced files is diffed against what their scopes
+hold open (:func:`strata.graph.resync.resync`, one indexed read per fact
+type): only new and changed facts are written, and the open facts the files
+no longer say are closed at the commit's time. A one-file change writes a
+handful of facts, not every fact of the file. The repository's own facts
+(Repository, Commit, packages, the Branch head) are diffed the same way.
+
+Order matters: nodes first, then edges (edges in concurrent batches need
+committed endpoints), and the Branch head last: a head marks a finished index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from strata.code.run import IndexResult, Progress, Run
+from strata.facts import EdgeFact, Fact, StateFact, state_key
+from strata.graph.resync import Resync, resync
+from strata.graph.store import FactStore, WriteResult
+from strata.writers import CodeWriter
+
+
+@dataclass(slots=True)
+class Sync:
+    """Writes one run's facts through the code layer's writer."""
+
+    store: FactStore
+    workers: int
+    batch_size: int
+    progress: Progress
+
+    def write(
+        self,
+        run: Run,
+        paths: set[str],
+        states: list[Fact],
+        edges: list[Fact],
+        repository: tuple[list[Fact], list[Fact]],
+    ) -> None:
+        """Re-sync the scopes of ``paths`` to ``states`` and ``edges``, then the
+        repository's facts; records counts and the changed nodes on the result."""
+        result = run.result
+        scopes = [run.projection.scope(p) for p in sorted(paths)]
+        # Facts without a file scope (imported modules) always take the checked path.
+        shared = [f for f in states if f.scope is None]
+        scoped = [f for f in states if f.scope is not None]
+        files = self._resync(scopes, [*scoped, *edges], run)
+        repo_states, repo_edges = repository
+        repo = self._resync([run.projection.repo_scope], [*repo_states, *repo_edges], run)
+        branch = [f for f in repo.changed if _is_branch(f)]
+        early = [f for f in repo.changed if isinstance(f, StateFact) and f not in branch]
+        late = [f for f in repo.changed if isinstance(f, EdgeFact) and f not in branch]
+        file_states = [f for f in files.changed if isinstance(f, StateFact)]
+        file_edges = [f for f in files.changed if isinstance(f, EdgeFact)]
+        result.unchanged += files.unchanged + repo.unchanged
+        result.changed_nodes = sorted(
+            {
+                (f.label, state_key(self.store.ontology, f))
+                for f in [*early, *shared, *file_states]
+                if isinstance(f, StateFact) and f.props is not None
+            }
+        )
+        run.clock.lap("sync")
+        self.progress("writing", {"facts": len(files.changed) + len(repo.changed)})
+        # When the files' scopes held nothing open (a first index), their facts skip the reads.
+        fresh = files.fresh
+        self.send([*early, *shared, *repo.closures.states], result)
+        self.send([*file_states, *files.closures.states], result, fresh=fresh)
+        self.send([*file_edges, *files.closures.edges], result, fresh=fresh)
+        self.send([*late, *repo.closures.edges], result)
+        self.send(branch, result)
+        run.clock.lap("write")
+
+    def _resync(self, scopes: list[str], facts: list[Fact], run: Run) -> Resync:
+        snap = run.snapshot
+        return resync(self.store, "code", scopes, facts, at=snap.valid_at, repo=snap.repo)
+
+    def send(self, facts: list[Fact], result: IndexResult, *, fresh: bool = False) -> None:
+        """Write ``facts`` in concurrent batches; adds the counts to ``result``."""
+        if not facts:
+            return
+        written = 0
+
+        def progress(done: WriteResult) -> None:
+            nonlocal written
+            written += done.facts
+            self.progress("writing", {"written": written, "total": len(facts)})
+
+        batches = (facts[i : i + self.batch_size] for i in range(0, len(facts), self.batch_size))
+        total = CodeWriter(self.store).write_many(
+            batches, workers=self.workers, fresh=fresh, on_done=progress
+        )
+        _add(result, [total])
+
+
+def _is_branch(fact: Fact) -> bool:
+    if isinstance(fact, StateFact):
+        return fact.label == "Branch"
+    return isinstance(fact, EdgeFact) and fact.dst.label == "Branch"
+
+
+def _add(result: IndexResult, totals: Iterable[WriteResult]) -> None:
+    for total in totals:
+        result.facts += total.facts
+        result.created += total.created
+        result.closed += total.closed
+        result.expired += total.expired
+        result.unchanged += total.unchanged
