@@ -1,7 +1,8 @@
 """Faults against the real services: killed workers, restarted Redis and Neo4j, races.
 
 Each scenario runs ``--repeat`` times (default 50) on a fresh generated repository
-of ``--files`` modules (default 400), pushed through a signed webhook to a real
+of ``--files`` modules (default 120: small, so a repetition takes seconds and 50
+of them fit in minutes), pushed through a signed webhook to a real
 API and a real prefork ``celery worker`` (bench/_stack.py starts Neo4j and Redis
 on ports of their own, data under bench/.cache/faults, and stops them):
 
@@ -14,13 +15,16 @@ e. race-api: two pushes of the same repository and ref at once (two worker jobs)
    repository and ref at once.
 
 After each repetition every job must have ended (SUCCEEDED, or FAILED after its
-attempts; RUNNING past ``--timeout`` counts as stuck), and
-:func:`strata.graph.integrity.check_repository` must find, over every fact slot
-of the repository, at most one open version and no overlap in valid time. A
-repository whose job failed is pushed again; its recovery time is from the fault
-to the first succeeded index (the graph current again).
+attempts and listed in the repository's dead letters, ``jobs(deadLetter: true)``;
+queued or RUNNING past ``--timeout`` counts as stuck), and
+:func:`strata.graph.integrity.check_repository` (what ``strata check-integrity``
+runs) must find, over every fact slot of the repository, at most one open
+version and no overlap in valid time. A repository whose job failed is pushed
+again; its recovery time is from the fault to the first succeeded index (the
+graph current again). ``--budget`` bounds the whole run: once spent, the
+remaining repetitions are not started and the table counts the runs made.
 
-    .venv/bin/python bench/faults.py [--repeat 5] [--only child,neo4j] [--files 400]
+    nice .venv/bin/python bench/faults.py [--repeat 5] [--only child,neo4j] [--budget 1800]
 """
 
 from __future__ import annotations
@@ -46,6 +50,9 @@ from strata.ontology import load_ontology
 
 C1 = datetime(2025, 9, 1, tzinfo=UTC)
 ENDED = ("succeeded", "failed")
+# A job FAILED `worker_lost` by the worker's main process (its pool child was killed)
+# is redelivered at once; it counts as ended only if no new run starts within this.
+REDELIVERY_GRACE_S = 20.0
 # Two pool children: two jobs of one repository can run at once (the race scenarios),
 # and a killed child leaves a sibling running.
 WORKER_CONCURRENCY = 2
@@ -57,6 +64,8 @@ class Outcome:
 
     succeeded: int = 0
     failed: int = 0  # failed after its attempts (the error code is kept)
+    dead: int = 0  # failed jobs listed in the repository's dead letters
+    reruns: int = 0  # jobs that succeeded on a later attempt (a redelivery or a retry)
     stuck: int = 0
     duplicates: int = 0
     overlaps: int = 0
@@ -103,23 +112,46 @@ class Bench:
             time.sleep(0.05)
         return None
 
-    def until_ended(self, job_id: str, timeout: float | None = None) -> JobRecord | None:
-        """The ended record, or None if it is still queued/running at the deadline."""
+    def until_ended(
+        self, job_id: str, timeout: float | None = None, grace: float = REDELIVERY_GRACE_S
+    ) -> JobRecord | None:
+        """The ended record, or None if it is still queued/running at the deadline.
+
+        A ``worker_lost`` failure is final only once no redelivered run started
+        within ``grace`` seconds.
+        """
         deadline = time.monotonic() + (timeout or self.timeout)
+        lost_since: float | None = None
         while time.monotonic() < deadline:
             record = self.record(job_id)
             if record is not None and record.state in ENDED:
-                return record
+                lost = record.state == "failed" and (record.error or {}).get("code") == (
+                    "worker_lost"
+                )
+                if not lost:
+                    return record
+                lost_since = lost_since or time.monotonic()
+                if time.monotonic() - lost_since >= grace:
+                    return record
+            elif record is not None:
+                lost_since = None
             time.sleep(0.2)
         return None
 
     def settle(
-        self, out: Outcome, name: str, sha: str, job_ids: list[str], fault_at: float
+        self,
+        out: Outcome,
+        name: str,
+        sha: str,
+        job_ids: list[str],
+        fault_at: float,
+        *,
+        grace: float = REDELIVERY_GRACE_S,
     ) -> None:
         """Count how the jobs ended, recover a failed repository, check its facts."""
         recovered = False
         for job_id in job_ids:
-            record = self.until_ended(job_id)
+            record = self.until_ended(job_id, grace=grace)
             if record is None:
                 out.stuck += 1
                 out.errors.append(f"{job_id} stuck")
@@ -127,11 +159,17 @@ class Bench:
                 out.succeeded += 1
                 recovered = True
                 if record.attempts > 1:  # a redelivery or a retry finished it
+                    out.reruns += 1
                     out.errors.append(f"succeeded on attempt {record.attempts}")
             else:
                 out.failed += 1
                 code = (record.error or {}).get("code")
                 out.errors.append(f"{code} after {record.attempts} attempt(s)")
+                dead = {job.id for job in self.jobs.dead_letters(name, limit=100)}
+                if job_id in dead:
+                    out.dead += 1
+                else:
+                    out.errors.append(f"failed job {job_id} missing from the dead letters")
         if not recovered:  # the graph must become current again from a new push
             again = self.until_ended(push(self.base, name, sha))
             recovered = again is not None and again.state == "succeeded"
@@ -178,7 +216,8 @@ def kill_worker(bench: Bench) -> Outcome:
         bench.worker.kill()
         bench.worker.stop()  # and its parse helpers
         bench.worker = start_worker(bench.stack, concurrency=WORKER_CONCURRENCY)
-    bench.settle(out, name, sha, [job_id], fault_at)
+    # Nobody is left to redeliver: its message waits out the visibility timeout.
+    bench.settle(out, name, sha, [job_id], fault_at, grace=0.0)
     return out
 
 
@@ -261,7 +300,9 @@ def summary(results: dict[str, list[Outcome]]) -> None:
         "runs",
         "missed",
         "succeeded",
+        "reruns",
         "failed",
+        "dead",
         "stuck",
         "dup",
         "overlap",
@@ -276,7 +317,9 @@ def summary(results: dict[str, list[Outcome]]) -> None:
             len(outs),
             sum(o.missed for o in outs),
             sum(o.succeeded for o in outs),
+            sum(o.reruns for o in outs),
             sum(o.failed for o in outs),
+            sum(o.dead for o in outs),
             sum(o.stuck for o in outs),
             sum(o.duplicates for o in outs),
             sum(o.overlaps for o in outs),
@@ -292,8 +335,11 @@ def summary(results: dict[str, list[Outcome]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=50)
-    parser.add_argument("--files", type=int, default=400)
-    parser.add_argument("--timeout", type=float, default=180.0, help="seconds per job")
+    parser.add_argument("--files", type=int, default=120)
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per job")
+    parser.add_argument(
+        "--budget", type=float, default=0, help="seconds for the whole run (0: unbounded)"
+    )
     parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios")
     parser.add_argument("--neo4j-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
@@ -313,10 +359,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for scenario in chosen:
                 for rep in range(args.repeat):
+                    if args.budget and time.monotonic() - started > args.budget:
+                        print(f"{scenario}: budget spent, {rep} of {args.repeat} run", flush=True)
+                        break
                     t0 = time.monotonic()
                     out = SCENARIOS[scenario](bench)
                     results[scenario].append(out)
-                    verdict = "ok" if not (out.stuck or out.duplicates or out.overlaps) else "BAD"
+                    broken = out.stuck or out.duplicates or out.overlaps or out.failed != out.dead
+                    verdict = "BAD" if broken else "ok"
                     print(
                         f"{scenario} {rep + 1}/{args.repeat}: {verdict} "
                         f"({time.monotonic() - t0:.1f} s) {'; '.join(out.errors[:3])}",
@@ -326,7 +376,11 @@ def main(argv: list[str] | None = None) -> int:
             bench.worker.stop()
     summary(results)
     print(f"\ntotal {time.monotonic() - started:.0f} s")
-    bad = any(o.stuck or o.duplicates or o.overlaps for outs in results.values() for o in outs)
+    bad = any(
+        o.stuck or o.duplicates or o.overlaps or o.failed != o.dead
+        for outs in results.values()
+        for o in outs
+    )
     return 1 if bad else 0
 
 
