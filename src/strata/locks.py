@@ -65,7 +65,7 @@ def host_id() -> str:
     return f"{socket.gethostname()}/{namespace}"
 
 
-def _start_time(pid: int) -> str | None:
+def process_start_time(pid: int) -> str | None:
     """The process's start time in clock ticks since boot (None: no such process or a
     zombie, which has finished running)."""
     try:
@@ -89,7 +89,7 @@ class Owner:
     @classmethod
     def current(cls) -> Owner:
         pid = os.getpid()
-        return cls(host_id(), pid, _start_time(pid) or "?")
+        return cls(host_id(), pid, process_start_time(pid) or "?")
 
     @classmethod
     def parse(cls, text: str) -> Owner | None:
@@ -110,7 +110,7 @@ class Owner:
         """
         if self.host != host_id() or self.start == "?" or not Path("/proc/self/stat").exists():
             return False
-        return _start_time(self.pid) != self.start
+        return process_start_time(self.pid) != self.start
 
 
 def owner_of_token(token: bytes | str | None) -> Owner | None:
