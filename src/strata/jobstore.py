@@ -8,9 +8,11 @@ A running job carries a heartbeat (``heartbeat_at``, renewed every
 ``heartbeat_s`` by the worker). A worker can vanish without a word (a SIGKILL,
 an OOM kill, a lost node): every read of a record whose heartbeat is older
 than :func:`lost_after` marks it failed with a :class:`WorkerLost` error, so no
-reader ever waits on a job nobody runs. A reader on the worker's own host
-does not wait for the heartbeat: a run whose process is provably gone
-(:meth:`strata.locks.Owner.gone`) reads as lost at once. Should the broker
+reader ever waits on a job nobody runs. Readers judge by the heartbeat only
+(a busy machine is not a dead worker); the record also names its run's
+process (``owner``, :class:`strata.locks.Owner`), which a worker on the same
+host uses to tell a second delivery of a job whose run is gone from one that
+still runs (strata_workers.runner.already_ended). Should the broker
 redeliver the task later, the new run counts the lost attempt and may still
 succeed.
 
@@ -113,10 +115,7 @@ class JobRecord:
         last = self.heartbeat_at or self.started_at
         if last is None:
             return False
-        if (now - last).total_seconds() > lost_after(self.heartbeat_s):
-            return True
-        owner = Owner.parse(self.owner) if self.owner else None
-        return owner is not None and owner.gone()
+        return (now - last).total_seconds() > lost_after(self.heartbeat_s)
 
     @classmethod
     def load(cls, raw: dict[bytes, bytes]) -> JobRecord:
@@ -284,7 +283,7 @@ class JobStore:
         since = record.heartbeat_at or record.started_at
         error = WorkerLost(
             f"the worker running this {record.kind} job stopped sending heartbeats"
-            f" (last at {since.isoformat() if since else '?'}) or exited",
+            f" (last at {since.isoformat() if since else '?'})",
             hint="the worker died or hung; push again or re-run the job "
             "(a redelivered run may still finish it)",
             worker=record.worker,
@@ -317,6 +316,22 @@ class JobStore:
     def dead_letters(self, repo: str, *, limit: int = 20) -> list[JobRecord]:
         """The repository's jobs that ended FAILED (after their attempts), newest first."""
         return [r for r in self._page(_DEAD.format(repo=repo), limit) if r.state == "failed"]
+
+    def superseded_by(self, job_id: str, *, scan: int = 50) -> JobRecord | None:
+        """A job of the same kind, repository and ref, created after this one, that
+        succeeded: the ref is already past this job's commit (among the ``scan`` newest)."""
+        record = self.get(job_id)
+        ref = record.params.get("ref")
+        for other in self.for_repo(record.repo, limit=scan):
+            if (
+                other.id != record.id
+                and other.kind == record.kind
+                and other.params.get("ref") == ref
+                and other.created_at > record.created_at
+                and other.state == "succeeded"
+            ):
+                return other
+        return None
 
     def _page(self, index: str, limit: int) -> list[JobRecord]:
         ids: list[bytes] = self._redis.zrevrange(  # type: ignore[assignment]

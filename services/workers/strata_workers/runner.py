@@ -62,12 +62,15 @@ def already_ended(jobs: JobStore, job_id: str, *, wait_s: float = LOCK_WAIT_S) -
     me = str(Owner.current())
     deadline = time.monotonic() + wait_s
     while True:
-        record = jobs.get(job_id)  # a run that is provably gone reads as lost here
+        record = jobs.get(job_id)
         if record.state == "succeeded":
             return record
         if record.state == "failed":
             return None if (record.error or {}).get("code") == WorkerLost.code else record
         if record.state != "running" or record.owner in (None, me):
+            return None
+        owner = Owner.parse(record.owner or "")
+        if owner is not None and owner.gone():  # its run died here: this delivery is the rerun
             return None
         if time.monotonic() > deadline:
             return None  # the lock still keeps two runs apart

@@ -1,4 +1,4 @@
-"""A lock or a job whose process is provably gone (this host, pid exited) is not waited
+"""A lock or a run whose process is provably gone (this host, pid exited) is not waited
 for; jobs that end FAILED are listed as dead letters until a later run succeeds."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from strata.errors import DatabaseUnavailable
 from strata.jobstore import JobStore
 from strata.locks import LEASE_S, Owner, host_id, process_start_time, repository_lock
 from strata.settings import Settings
+from strata_workers.runner import already_ended
 
 
 @pytest.fixture
@@ -93,25 +94,34 @@ class TestDeadLetters:
     def jobs(self, client: redis.Redis) -> JobStore:
         return JobStore(client)
 
-    def test_a_job_whose_process_is_gone_reads_lost_at_once(
-        self, jobs: JobStore, client: redis.Redis, dead: Owner, unique: str
+    def test_a_second_delivery_runs_only_when_the_first_run_is_gone_or_lost(
+        self, jobs: JobStore, client: redis.Redis, live: Owner, dead: Owner, unique: str
     ) -> None:
         repo = f"r-{unique}"
         job = jobs.create("code.reindex", repo)
         jobs.start(job.id, worker="host:1", heartbeat_s=5)  # a fresh heartbeat
-        assert jobs.get(job.id).state == "running"
-        client.hset(f"strata:job:{job.id}", "owner", str(dead))
-        record = jobs.get(job.id)
-        assert record.state == "failed"
-        assert record.error is not None
-        assert record.error["code"] == "worker_lost"
-        assert [r.id for r in jobs.dead_letters(repo)] == [job.id]
+        key = f"strata:job:{job.id}"
+        client.hset(key, "owner", str(live))
+        started = time.monotonic()
+        assert already_ended(jobs, job.id, wait_s=1.5) is None  # waited for it, then runs
+        assert time.monotonic() - started >= 1.5
+        client.hset(key, "owner", str(dead))
+        started = time.monotonic()
+        assert already_ended(jobs, job.id, wait_s=30) is None  # gone: no wait
+        assert time.monotonic() - started < 5
+        assert jobs.get(job.id).state == "running"  # readers still go by the heartbeat
 
-        # A redelivered run that succeeds takes it off the dead letters.
-        assert jobs.start(job.id, worker="host:2", heartbeat_s=5) == 1
+        # Its worker's main process reports the lost run: a dead letter, and a rerun
+        # that succeeds takes it off the list; a third delivery is skipped.
+        assert jobs.fail_if_open(job.id, {"code": "worker_lost"}) is True
+        assert [r.id for r in jobs.dead_letters(repo)] == [job.id]
+        assert already_ended(jobs, job.id) is None
+        jobs.start(job.id, worker="host:2", heartbeat_s=5)
         jobs.succeed(job.id, {"mode": "full"})
         assert jobs.dead_letters(repo) == []
-        assert jobs.get(job.id).attempts == 2
+        ended = already_ended(jobs, job.id)
+        assert ended is not None
+        assert (ended.state, ended.attempts) == ("succeeded", 2)
 
     def test_final_failures_are_dead_letters_retries_are_not(
         self, jobs: JobStore, unique: str
