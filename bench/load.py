@@ -73,10 +73,20 @@ def wait_job(jobs: JobStore, job_id: str, timeout: float = 300) -> str:
     return "stuck"
 
 
-def locust(base: str, clients: int, seconds: float, env: dict[str, str], out: Path) -> Path:
-    """One headless locust run; the path of its stats CSV."""
-    prefix = out / f"u{clients}"
+def locust(
+    base: str,
+    clients: int,
+    seconds: float,
+    env: dict[str, str],
+    out: Path,
+    *,
+    tags: tuple[str, ...] = (),
+) -> Path:
+    """One headless locust run (only the request types ``tags``, if any); its stats CSV."""
+    prefix = out / (f"u{clients}" + "".join(f"-{t}" for t in tags))
     argv = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless"]
+    if tags:
+        argv += ["--tags", *tags]
     argv += ["-u", str(clients), "-r", str(clients), "-t", f"{int(seconds)}s"]
     argv += ["--host", base, "--csv", str(prefix), "--only-summary", "--loglevel", "WARNING"]
     with prefix.with_suffix(".log").open("wb") as log:  # locust's own report, kept apart
@@ -122,13 +132,24 @@ def load_average() -> str:
     return f"load average {one:.1f} / {five:.1f} on {os.cpu_count()} cores"
 
 
-def levels(base: str, counts: list[int], seconds: float, env: dict[str, str], out: Path) -> None:
+def levels(
+    base: str,
+    counts: list[int],
+    seconds: float,
+    env: dict[str, str],
+    out: Path,
+    *,
+    tags: tuple[str, ...] = (),
+) -> None:
+    """The table of one locust run per client count (``tags``: those request types only)."""
+    if tags:
+        print(f"\n{', '.join(tags)} alone:", end="")
     print(
         f"\n{'clients':>7} {'type':>8} {'requests':>9} {'errors':>7} {'5xx':>5} {'req/s':>7} "
         f"{'p50 ms':>7} {'p99 ms':>7}"
     )
     for clients in counts:
-        path = locust(base, clients, seconds, env, out)
+        path = locust(base, clients, seconds, env, out, tags=tags)
         with path.open() as stats:
             rows = {row["Name"]: row for row in csv.DictReader(stats)}
         fives = server_errors(path)
@@ -310,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=400)
     parser.add_argument("--limit", type=int, default=30, help="rate limit of step 2")
     parser.add_argument("--soak", type=float, default=0, metavar="MINUTES")
+    parser.add_argument("--symbol-clients", type=int, default=4, help="symbol lookups alone")
     parser.add_argument("--neo4j-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
     args = parser.parse_args(argv)
@@ -348,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
                 out = stack.var / "locust"
                 out.mkdir(parents=True, exist_ok=True)
                 levels(base, counts, args.seconds, env, out)
+                # In the mix, search (the query embedder, CPU-bound) shares the API
+                # process with the lookups; this level shows a symbol lookup's own cost.
+                levels(base, [args.symbol_clients], args.seconds, env, out, tags=("symbol",))
                 rate_limit(stack, name, args.limit)
                 burst(stack, base, jobs)
                 if args.soak:

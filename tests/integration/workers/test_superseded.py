@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import redis
-from celery.contrib.testing.worker import start_worker
 
 from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
@@ -20,9 +19,7 @@ from strata.jobstore import JobStore
 from strata.registry import RepoRegistry
 from strata.security import ServerKeys
 from strata.settings import Settings
-from strata_workers import context as worker_context_module
-from strata_workers.app import create_celery
-from tests.integration.workers.stack import SECRET, generated_repo, stack_settings
+from tests.integration.workers.stack import SECRET, generated_repo, solo_worker, stack_settings
 
 C1 = datetime(2025, 8, 1, tzinfo=UTC)
 KIND = CODE_REINDEX.removeprefix("strata.")
@@ -30,19 +27,8 @@ KIND = CODE_REINDEX.removeprefix("strata.")
 
 @pytest.fixture
 def app(unique: str, redis_server: RedisServer, gateway: Gateway) -> Iterator[Any]:
-    settings = stack_settings(unique)
-    worker_context_module._context = None  # this test's settings, not another test's
-    app = create_celery(settings)
-    with start_worker(
-        app,
-        queues=list(settings.queues.values()),
-        concurrency=1,
-        pool="solo",
-        perform_ping_check=False,
-        shutdown_timeout=30,
-    ):
+    with solo_worker(stack_settings(unique)) as app:
         yield app
-    worker_context_module._context = None
 
 
 def test_superseded_by_newer_success_of_the_same_ref_only(
