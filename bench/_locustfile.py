@@ -1,5 +1,6 @@
 """The user bench/load.py runs under locust: reads of one indexed repository and
-signed push webhooks, named per request type so locust reports each apart.
+signed push webhooks, named per request type so locust reports each apart (and
+tagged with it, so ``--tags symbol`` runs one type alone).
 
 Configured by the environment bench/load.py sets (LOAD_TOKEN, LOAD_REPO,
 LOAD_SHA, LOAD_SYMBOLS, LOAD_SECRET); not meant to be run by hand.
@@ -11,7 +12,7 @@ import os
 import random
 from typing import Any
 
-from locust import FastHttpUser, between, task
+from locust import FastHttpUser, between, tag, task
 
 from strata.testing import ZERO_SHA, push_headers, push_payload
 
@@ -52,22 +53,27 @@ class StrataUser(FastHttpUser):
             if body.get("errors"):  # a GraphQL error is a failed request too
                 response.failure(str(body["errors"])[:200])
 
+    @tag("symbol")
     @task(4)
     def symbol(self) -> None:
         self._graphql("symbol", SYMBOL, {"id": random.choice(SYMBOLS)})
 
+    @tag("callers")
     @task(3)
     def callers(self) -> None:
         self._graphql("callers", CALLERS, {"id": random.choice(SYMBOLS)})
 
+    @tag("impact")
     @task(2)
     def impact(self) -> None:
         self._graphql("impact", IMPACT, {"id": random.choice(SYMBOLS)})
 
+    @tag("search")
     @task(2)
     def search(self) -> None:
         self._graphql("search", SEARCH, {"q": random.choice(WORDS), "repo": REPO})
 
+    @tag("push")
     @task(1)
     def push(self) -> None:
         # A (re)created branch at the indexed commit.

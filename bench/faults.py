@@ -1,9 +1,11 @@
 """Faults against the real services: killed workers, restarted Redis and Neo4j, races.
 
 Each scenario runs ``--repeat`` times (default 50) on a fresh generated repository
-of ``--files`` modules (default 400), pushed through a signed webhook to a real
-API and a real prefork ``celery worker`` (bench/_stack.py starts Neo4j and Redis
-on ports of their own, data under bench/.cache/faults, and stops them):
+of ``--files`` modules (default 300: small, so a repetition takes seconds and 50 of
+them fit in minutes, yet writing long enough for a fault to hit), pushed through a
+signed webhook to a real API and a real prefork ``celery worker`` (bench/_stack.py
+starts Neo4j and Redis on ports of their own, data under bench/.cache/faults, and
+stops them):
 
 a. child:  SIGKILL the worker's pool child while its job is in the "writing" phase;
 b. worker: SIGKILL the whole worker mid-write, start a new one;
@@ -14,13 +16,17 @@ e. race-api: two pushes of the same repository and ref at once (two worker jobs)
    repository and ref at once.
 
 After each repetition every job must have ended (SUCCEEDED, or FAILED after its
-attempts; RUNNING past ``--timeout`` counts as stuck), and
-:func:`strata.graph.integrity.check_repository` must find, over every fact slot
-of the repository, at most one open version and no overlap in valid time. A
-repository whose job failed is pushed again; its recovery time is from the fault
-to the first succeeded index (the graph current again).
+attempts and listed in the repository's dead letters, ``jobs(deadLetter: true)``;
+queued or RUNNING past ``--timeout`` counts as stuck), and
+:func:`strata.graph.integrity.check_repository` (what ``strata check-integrity``
+runs) must find, over every fact slot of the repository, at most one open version
+and no overlap in valid time. A repository whose job failed is pushed again; its
+recovery time is from the fault to the first succeeded index (the graph current
+again). A repetition whose job ended before its fault could hit it (*missed*) is run
+again: ``--repeat`` counts faults that hit. ``--budget`` bounds the whole run: once
+spent, the remaining repetitions are not started and the table counts the runs made.
 
-    .venv/bin/python bench/faults.py [--repeat 5] [--only child,neo4j] [--files 400]
+    nice .venv/bin/python bench/faults.py [--repeat 5] [--only child,neo4j] [--budget 1800]
 """
 
 from __future__ import annotations
@@ -46,9 +52,13 @@ from strata.ontology import load_ontology
 
 C1 = datetime(2025, 9, 1, tzinfo=UTC)
 ENDED = ("succeeded", "failed")
+# A job FAILED `worker_lost` by the worker's main process (its pool child was killed)
+# is redelivered at once; it counts as ended only if no new run starts within this.
+REDELIVERY_GRACE_S = 20.0
 # Two pool children: two jobs of one repository can run at once (the race scenarios),
 # and a killed child leaves a sibling running.
 WORKER_CONCURRENCY = 2
+MAX_TRIES = 3
 
 
 @dataclass
@@ -57,6 +67,8 @@ class Outcome:
 
     succeeded: int = 0
     failed: int = 0  # failed after its attempts (the error code is kept)
+    dead: int = 0  # failed jobs listed in the repository's dead letters
+    reruns: int = 0  # jobs that succeeded on a later attempt (a redelivery or a retry)
     stuck: int = 0
     duplicates: int = 0
     overlaps: int = 0
@@ -100,26 +112,49 @@ class Bench:
                     return None
                 if record.state == "running" and record.progress.get("phase") == "writing":
                     return record
-            time.sleep(0.05)
+            time.sleep(0.02)
         return None
 
-    def until_ended(self, job_id: str, timeout: float | None = None) -> JobRecord | None:
-        """The ended record, or None if it is still queued/running at the deadline."""
+    def until_ended(
+        self, job_id: str, timeout: float | None = None, grace: float = REDELIVERY_GRACE_S
+    ) -> JobRecord | None:
+        """The ended record, or None if it is still queued/running at the deadline.
+
+        A ``worker_lost`` failure is final only once no redelivered run started
+        within ``grace`` seconds.
+        """
         deadline = time.monotonic() + (timeout or self.timeout)
+        lost_since: float | None = None
         while time.monotonic() < deadline:
             record = self.record(job_id)
             if record is not None and record.state in ENDED:
-                return record
+                lost = record.state == "failed" and (record.error or {}).get("code") == (
+                    "worker_lost"
+                )
+                if not lost:
+                    return record
+                lost_since = lost_since or time.monotonic()
+                if time.monotonic() - lost_since >= grace:
+                    return record
+            elif record is not None:
+                lost_since = None
             time.sleep(0.2)
         return None
 
     def settle(
-        self, out: Outcome, name: str, sha: str, job_ids: list[str], fault_at: float
+        self,
+        out: Outcome,
+        name: str,
+        sha: str,
+        job_ids: list[str],
+        fault_at: float,
+        *,
+        grace: float = REDELIVERY_GRACE_S,
     ) -> None:
         """Count how the jobs ended, recover a failed repository, check its facts."""
         recovered = False
         for job_id in job_ids:
-            record = self.until_ended(job_id)
+            record = self.until_ended(job_id, grace=grace)
             if record is None:
                 out.stuck += 1
                 out.errors.append(f"{job_id} stuck")
@@ -127,11 +162,17 @@ class Bench:
                 out.succeeded += 1
                 recovered = True
                 if record.attempts > 1:  # a redelivery or a retry finished it
+                    out.reruns += 1
                     out.errors.append(f"succeeded on attempt {record.attempts}")
             else:
                 out.failed += 1
                 code = (record.error or {}).get("code")
                 out.errors.append(f"{code} after {record.attempts} attempt(s)")
+                dead = {job.id for job in self.jobs.dead_letters(name, limit=100)}
+                if job_id in dead:
+                    out.dead += 1
+                else:
+                    out.errors.append(f"failed job {job_id} missing from the dead letters")
         if not recovered:  # the graph must become current again from a new push
             again = self.until_ended(push(self.base, name, sha))
             recovered = again is not None and again.state == "succeeded"
@@ -178,7 +219,8 @@ def kill_worker(bench: Bench) -> Outcome:
         bench.worker.kill()
         bench.worker.stop()  # and its parse helpers
         bench.worker = start_worker(bench.stack, concurrency=WORKER_CONCURRENCY)
-    bench.settle(out, name, sha, [job_id], fault_at)
+    # Nobody is left to redeliver: its message waits out the visibility timeout.
+    bench.settle(out, name, sha, [job_id], fault_at, grace=0.0)
     return out
 
 
@@ -258,10 +300,12 @@ SCENARIOS: dict[str, Callable[[Bench], Outcome]] = {
 def summary(results: dict[str, list[Outcome]]) -> None:
     head = [
         "scenario",
-        "runs",
+        "hit",
         "missed",
         "succeeded",
+        "reruns",
         "failed",
+        "dead",
         "stuck",
         "dup",
         "overlap",
@@ -273,10 +317,12 @@ def summary(results: dict[str, list[Outcome]]) -> None:
         median = f"{statistics.median(times):.1f}" if times else "-"
         row = (
             scenario,
-            len(outs),
+            sum(not o.missed for o in outs),
             sum(o.missed for o in outs),
             sum(o.succeeded for o in outs),
+            sum(o.reruns for o in outs),
             sum(o.failed for o in outs),
+            sum(o.dead for o in outs),
             sum(o.stuck for o in outs),
             sum(o.duplicates for o in outs),
             sum(o.overlaps for o in outs),
@@ -292,8 +338,11 @@ def summary(results: dict[str, list[Outcome]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=50)
-    parser.add_argument("--files", type=int, default=400)
-    parser.add_argument("--timeout", type=float, default=180.0, help="seconds per job")
+    parser.add_argument("--files", type=int, default=300)
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per job")
+    parser.add_argument(
+        "--budget", type=float, default=0, help="seconds for the whole run (0: unbounded)"
+    )
     parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios")
     parser.add_argument("--neo4j-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
@@ -312,13 +361,22 @@ def main(argv: list[str] | None = None) -> int:
         bench = Bench(stack, base, worker, args.files, args.timeout)
         try:
             for scenario in chosen:
-                for rep in range(args.repeat):
+                hits = tries = 0
+                # A repetition counts once its fault hit the job mid-write; a missed
+                # one (the job ended first) is run again, up to MAX_TRIES per hit.
+                while hits < args.repeat and tries < MAX_TRIES * args.repeat:
+                    if args.budget and time.monotonic() - started > args.budget:
+                        print(f"{scenario}: budget spent, {hits} of {args.repeat} hit", flush=True)
+                        break
+                    tries += 1
                     t0 = time.monotonic()
                     out = SCENARIOS[scenario](bench)
                     results[scenario].append(out)
-                    verdict = "ok" if not (out.stuck or out.duplicates or out.overlaps) else "BAD"
+                    hits += not out.missed
+                    broken = out.stuck or out.duplicates or out.overlaps or out.failed != out.dead
+                    verdict = "BAD" if broken else ("missed" if out.missed else "ok")
                     print(
-                        f"{scenario} {rep + 1}/{args.repeat}: {verdict} "
+                        f"{scenario} {hits}/{args.repeat} (try {tries}): {verdict} "
                         f"({time.monotonic() - t0:.1f} s) {'; '.join(out.errors[:3])}",
                         flush=True,
                     )
@@ -326,7 +384,11 @@ def main(argv: list[str] | None = None) -> int:
             bench.worker.stop()
     summary(results)
     print(f"\ntotal {time.monotonic() - started:.0f} s")
-    bad = any(o.stuck or o.duplicates or o.overlaps for outs in results.values() for o in outs)
+    bad = any(
+        o.stuck or o.duplicates or o.overlaps or o.failed != o.dead
+        for outs in results.values()
+        for o in outs
+    )
     return 1 if bad else 0
 
 

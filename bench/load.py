@@ -14,8 +14,11 @@ repository of ``--files`` modules through a push, then:
 3. sends a burst of 500 identical deliveries (one delivery id) at once and
    counts the jobs the repository got (must be exactly one);
 4. with ``--soak MINUTES``, runs 4 clients for that long, samples API and worker
-   RSS and Redis/Neo4j connection counts every 30 s and says whether they
+   RSS and Redis/Neo4j connection counts every minute and says whether they
    stayed flat.
+
+Every level and sample prints the machine's load average: on a shared machine
+the tail latencies say more about the other work than about Strata.
 
     .venv/bin/python bench/load.py [--seconds 20] [--levels 1,4,16] [--soak 15]
 """
@@ -56,6 +59,7 @@ REINDEX_KIND = CODE_REINDEX.removeprefix("strata.")  # as the API records it
 C1 = datetime(2025, 10, 1, tzinfo=UTC)
 LOCUSTFILE = Path(__file__).resolve().parent / "_locustfile.py"
 TYPES = ("symbol", "callers", "impact", "search", "push")
+SAMPLE_S = 60  # the soak's resource samples
 SYMBOL = "query($id: ID!) { symbol(id: $id) { qualifiedName } }"
 
 
@@ -69,10 +73,20 @@ def wait_job(jobs: JobStore, job_id: str, timeout: float = 300) -> str:
     return "stuck"
 
 
-def locust(base: str, clients: int, seconds: float, env: dict[str, str], out: Path) -> Path:
-    """One headless locust run; the path of its stats CSV."""
-    prefix = out / f"u{clients}"
+def locust(
+    base: str,
+    clients: int,
+    seconds: float,
+    env: dict[str, str],
+    out: Path,
+    *,
+    tags: tuple[str, ...] = (),
+) -> Path:
+    """One headless locust run (only the request types ``tags``, if any); its stats CSV."""
+    prefix = out / (f"u{clients}" + "".join(f"-{t}" for t in tags))
     argv = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless"]
+    if tags:
+        argv += ["--tags", *tags]
     argv += ["-u", str(clients), "-r", str(clients), "-t", f"{int(seconds)}s"]
     argv += ["--host", base, "--csv", str(prefix), "--only-summary", "--loglevel", "WARNING"]
     with prefix.with_suffix(".log").open("wb") as log:  # locust's own report, kept apart
@@ -99,22 +113,56 @@ def warm_up(base: str, token: str, name: str, symbol: str) -> float:
     return time.monotonic() - started
 
 
-def levels(base: str, counts: list[int], seconds: float, env: dict[str, str], out: Path) -> None:
+def server_errors(stats: Path) -> dict[str, int]:
+    """5xx answers per request type, from locust's failures CSV beside ``stats``."""
+    failures = stats.with_name(stats.name.replace("_stats.csv", "_failures.csv"))
+    counts: dict[str, int] = {}
+    if failures.exists():
+        with failures.open() as rows:
+            for row in csv.DictReader(rows):
+                if row["Error"].startswith("HTTP 5"):  # the locustfile's "HTTP <status>"
+                    n = int(row["Occurrences"])
+                    counts[row["Name"]] = counts.get(row["Name"], 0) + n
+                    counts["Aggregated"] = counts.get("Aggregated", 0) + n
+    return counts
+
+
+def load_average() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} on {os.cpu_count()} cores"
+
+
+def levels(
+    base: str,
+    counts: list[int],
+    seconds: float,
+    env: dict[str, str],
+    out: Path,
+    *,
+    tags: tuple[str, ...] = (),
+) -> None:
+    """The table of one locust run per client count (``tags``: those request types only)."""
+    if tags:
+        print(f"\n{', '.join(tags)} alone:", end="")
     print(
-        f"\n{'clients':>7} {'type':>8} {'requests':>9} {'errors':>7} {'req/s':>7} "
+        f"\n{'clients':>7} {'type':>8} {'requests':>9} {'errors':>7} {'5xx':>5} {'req/s':>7} "
         f"{'p50 ms':>7} {'p99 ms':>7}"
     )
     for clients in counts:
-        with locust(base, clients, seconds, env, out).open() as stats:
+        path = locust(base, clients, seconds, env, out, tags=tags)
+        with path.open() as stats:
             rows = {row["Name"]: row for row in csv.DictReader(stats)}
+        fives = server_errors(path)
         for name in (*TYPES, "Aggregated"):
             row = rows.get(name)
             if row is None:
                 continue
             print(
                 f"{clients:>7} {name:>8} {row['Request Count']:>9} {row['Failure Count']:>7} "
-                f"{float(row['Requests/s']):>7.1f} {row['50%']:>7} {row['99%']:>7}"
+                f"{fives.get(name, 0):>5} {float(row['Requests/s']):>7.1f} {row['50%']:>7} "
+                f"{row['99%']:>7}"
             )
+        print(f"{'':>7} ({load_average()} after {clients} client(s))", flush=True)
 
 
 def rate_limit(stack: BenchStack, name: str, limit: int) -> None:
@@ -220,7 +268,7 @@ def soak(
     env: dict[str, str],
     out: Path,
 ) -> None:
-    """4 clients for ``minutes``; resources sampled every 30 s; flat or not."""
+    """4 clients for ``minutes``; resources sampled every minute; flat or not."""
     client = redis.Redis.from_url(stack.settings.redis_url)
     prefix = out / "soak"
     argv = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "-u", "4"]
@@ -231,7 +279,10 @@ def soak(
     samples: list[tuple[float, int, int, int, int]] = []
     how = ""
     print(f"\nsoak {minutes:g} min at 4 clients")
-    print(f"{'t s':>6} {'api MB':>7} {'worker MB':>9} {'redis clients':>13} {'neo4j conns':>11}")
+    print(
+        f"{'t s':>6} {'api MB':>7} {'worker MB':>9} {'redis clients':>13} {'neo4j conns':>11}"
+        f"  machine"
+    )
     started = time.monotonic()
     while True:
         redis_clients = int(client.info("clients")["connected_clients"])
@@ -246,12 +297,12 @@ def soak(
         samples.append(sample)
         print(
             f"{sample[0]:>6.0f} {sample[1] / 1024:>7.0f} {sample[2] / 1024:>9.0f} "
-            f"{sample[3]:>13} {sample[4]:>11}",
+            f"{sample[3]:>13} {sample[4]:>11}  {load_average()}",
             flush=True,
         )
         if load.poll() is not None:
             break
-        time.sleep(30)
+        time.sleep(SAMPLE_S)
     load.wait()
     # Flat: after warm-up (the second sample on), growth under 15% and 2 connections.
     base_sample = samples[1] if len(samples) > 2 else samples[0]
@@ -265,11 +316,12 @@ def soak(
     print("soak: " + ", ".join(f"{n} {'flat' if ok else 'GREW'}" for n, ok in verdicts))
     with prefix.with_name("soak_stats.csv").open() as stats:
         for row in csv.DictReader(stats):
-            if row["Name"] == "Aggregated":
+            if row["Name"] in ("symbol", "Aggregated"):
                 print(
-                    f"soak requests {row['Request Count']}, errors {row['Failure Count']}, "
-                    f"p50 {row['50%']} ms, p99 {row['99%']} ms"
+                    f"soak {row['Name']}: requests {row['Request Count']}, errors "
+                    f"{row['Failure Count']}, p50 {row['50%']} ms, p99 {row['99%']} ms"
                 )
+    print(f"soak 5xx: {server_errors(prefix.with_name('soak_stats.csv')).get('Aggregated', 0)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -279,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=400)
     parser.add_argument("--limit", type=int, default=30, help="rate limit of step 2")
     parser.add_argument("--soak", type=float, default=0, metavar="MINUTES")
+    parser.add_argument("--symbol-clients", type=int, default=4, help="symbol lookups alone")
     parser.add_argument("--neo4j-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
     args = parser.parse_args(argv)
@@ -317,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
                 out = stack.var / "locust"
                 out.mkdir(parents=True, exist_ok=True)
                 levels(base, counts, args.seconds, env, out)
+                # In the mix, search (the query embedder, CPU-bound) shares the API
+                # process with the lookups; this level shows a symbol lookup's own cost.
+                levels(base, [args.symbol_clients], args.seconds, env, out, tags=("symbol",))
                 rate_limit(stack, name, args.limit)
                 burst(stack, base, jobs)
                 if args.soak:

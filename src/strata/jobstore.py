@@ -8,8 +8,21 @@ A running job carries a heartbeat (``heartbeat_at``, renewed every
 ``heartbeat_s`` by the worker). A worker can vanish without a word (a SIGKILL,
 an OOM kill, a lost node): every read of a record whose heartbeat is older
 than :func:`lost_after` marks it failed with a :class:`WorkerLost` error, so no
-reader ever waits on a job nobody runs. Should the broker redeliver the task
-later, the new run counts the lost attempt and may still succeed.
+reader ever waits on a job nobody runs. Readers judge by the heartbeat only
+(a busy machine is not a dead worker); the record also names its run's
+process (``owner``, :class:`strata.locks.Owner`), which a worker on the same
+host uses to tell a second delivery of a job whose run is gone from one that
+still runs (strata_workers.runner.already_ended). Should the broker
+redeliver the task later, the new run counts the lost attempt and may still
+succeed.
+
+A job that ends FAILED is also listed in its repository's dead-letter list
+(:meth:`JobStore.dead_letters`, newest first, the ``jobs(deadLetter: true)``
+query) until a later run of it succeeds.
+
+Workers talk to Redis through :func:`redis_client`, which rides out a Redis
+restart (reconnects with backoff for about half a minute), so a restart
+neither fails a running job nor loses a heartbeat for long.
 """
 
 from __future__ import annotations
@@ -21,8 +34,12 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import redis
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import BusyLoadingError
+from redis.retry import Retry
 
 from strata.errors import NotFound, StrataError
+from strata.locks import Owner
 
 JobState = Literal["queued", "running", "succeeded", "failed"]
 RETENTION_S = 30 * 24 * 3600
@@ -30,6 +47,21 @@ LOST_AFTER_BEATS = 12  # 60 s at the workers' 5 s beat: a busy machine is not a 
 LOST_AFTER_MIN_S = 30.0
 _KEY = "strata:job:{id}"
 _REPO_INDEX = "strata:jobs:{repo}"
+_DEAD = "strata:jobs:dead:{repo}"
+# Backoff 0.1, 0.2, 0.4 ... capped at 2 s: about 35 s of retries before an error.
+REDIS_RETRIES = 20
+
+
+def redis_client(url: str) -> redis.Redis:
+    """A client that reconnects through a Redis restart (and its AOF load) instead of
+    failing the first command that meets it."""
+    return redis.Redis.from_url(
+        url,
+        retry=Retry(ExponentialBackoff(cap=2.0, base=0.1), REDIS_RETRIES),
+        retry_on_error=[redis.ConnectionError, redis.TimeoutError, BusyLoadingError],
+        socket_connect_timeout=2,
+        health_check_interval=15,
+    )
 
 
 class WorkerLost(StrataError):
@@ -72,6 +104,7 @@ class JobRecord:
     heartbeat_at: datetime | None = None
     heartbeat_s: float | None = None
     worker: str | None = None  # host:pid of the process running (or that last ran) it
+    owner: str | None = None  # strata.locks.Owner of that process (host, pidns, pid, start)
     attempts: int = 0  # runs started (a retry or a redelivery is one more)
     lost: int = 0  # runs whose worker vanished before they ended
 
@@ -108,6 +141,7 @@ class JobRecord:
             heartbeat_at=when("heartbeat_at"),
             heartbeat_s=float(data["heartbeat_s"]) if data.get("heartbeat_s") else None,
             worker=data.get("worker") or None,
+            owner=data.get("owner") or None,
             attempts=int(data.get("attempts") or 0),
             lost=int(data.get("lost") or 0),
         )
@@ -178,7 +212,13 @@ class JobStore:
         """
         now = _now()
         lost = self._redis.eval(
-            _START, 1, _KEY.format(id=job_id), now, str(heartbeat_s or ""), worker
+            _START,
+            1,
+            _KEY.format(id=job_id),
+            now,
+            str(heartbeat_s or ""),
+            worker,
+            str(Owner.current()),
         )
         if int(lost) < 0:
             raise NotFound(f"no job {job_id!r}", job_id=job_id)
@@ -199,6 +239,9 @@ class JobStore:
             finished_at=_now(),
             result=json.dumps(result, default=str),
         )
+        record = self._load(job_id)
+        if record is not None:  # a redelivered run finished it: no longer dead
+            self._redis.zrem(_DEAD.format(repo=record.repo), job_id)
 
     def fail(self, job_id: str, error: dict[str, Any], *, final: bool = True) -> None:
         """Record ``error``; a final one ends the job, else it waits queued for its retry
@@ -209,16 +252,31 @@ class JobStore:
         else:
             fields |= {"state": "queued"}
         self._update(job_id, clear=("run_open",), **fields)
+        if final:
+            self._dead(job_id)
+
+    def _dead(self, job_id: str) -> None:
+        """List an ended-FAILED job in its repository's dead letters."""
+        record = self._load(job_id)
+        if record is not None and record.state == "failed":
+            key = _DEAD.format(repo=record.repo)
+            pipe = self._redis.pipeline()
+            pipe.zadd(key, {job_id: datetime.now(UTC).timestamp()})
+            pipe.expire(key, RETENTION_S)
+            pipe.execute()
 
     def fail_if_open(self, job_id: str, error: dict[str, Any]) -> bool:
         """End a job that is still queued or running with ``error`` (a worker's main
         process reporting what its pool child could not: a hard time limit, a lost
         child); a job that already ended, or no job, is left alone."""
-        return bool(
+        ended = bool(
             self._redis.eval(
                 _FAIL_IF_OPEN, 1, _KEY.format(id=job_id), _now(), json.dumps(error, default=str)
             )
         )
+        if ended:
+            self._dead(job_id)
+        return ended
 
     def _mark_lost(self, record: JobRecord) -> JobRecord:
         """Fail a running job whose heartbeat stopped (only if it is still that stale)."""
@@ -231,9 +289,10 @@ class JobStore:
             worker=record.worker,
         ).to_dict()
         expected = record.heartbeat_at.isoformat() if record.heartbeat_at else ""
-        self._redis.eval(
+        if self._redis.eval(
             _MARK_LOST, 1, _KEY.format(id=record.id), expected, _now(), json.dumps(error)
-        )
+        ):
+            self._dead(record.id)
         return self._load(record.id) or record
 
     def _load(self, job_id: str) -> JobRecord | None:
@@ -251,8 +310,32 @@ class JobStore:
         return self._mark_lost(record) if record.is_lost(datetime.now(UTC)) else record
 
     def for_repo(self, repo: str, *, limit: int = 20) -> list[JobRecord]:
+        """The repository's newest jobs, newest first."""
+        return self._page(_REPO_INDEX.format(repo=repo), limit)
+
+    def dead_letters(self, repo: str, *, limit: int = 20) -> list[JobRecord]:
+        """The repository's jobs that ended FAILED (after their attempts), newest first."""
+        return [r for r in self._page(_DEAD.format(repo=repo), limit) if r.state == "failed"]
+
+    def superseded_by(self, job_id: str, *, scan: int = 50) -> JobRecord | None:
+        """A job of the same kind, repository and ref, created after this one, that
+        succeeded: the ref is already past this job's commit (among the ``scan`` newest)."""
+        record = self.get(job_id)
+        ref = record.params.get("ref")
+        for other in self.for_repo(record.repo, limit=scan):
+            if (
+                other.id != record.id
+                and other.kind == record.kind
+                and other.params.get("ref") == ref
+                and other.created_at > record.created_at
+                and other.state == "succeeded"
+            ):
+                return other
+        return None
+
+    def _page(self, index: str, limit: int) -> list[JobRecord]:
         ids: list[bytes] = self._redis.zrevrange(  # type: ignore[assignment]
-            _REPO_INDEX.format(repo=repo), 0, max(0, limit - 1)
+            index, 0, max(0, limit - 1)
         )
         pipe = self._redis.pipeline(transaction=False)  # one round trip for the page
         for raw_id in ids:
@@ -273,7 +356,8 @@ if redis.call('HGET', KEYS[1], 'run_open') == '1' then
 end
 redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', ARGV[1], 'heartbeat_at', ARGV[1],
-  'heartbeat_s', ARGV[2], 'worker', ARGV[3], 'error', '', 'finished_at', '', 'run_open', '1')
+  'heartbeat_s', ARGV[2], 'worker', ARGV[3], 'owner', ARGV[4], 'error', '', 'finished_at', '',
+  'run_open', '1')
 return lost
 """
 _BEAT = """

@@ -33,7 +33,15 @@ def create_celery(settings: Settings) -> Celery:
         broker_transport_options=transport,
         result_backend_transport_options=transport,
         broker_connection_retry_on_startup=True,
-        worker_cancel_long_running_tasks_on_connection_loss=True,
+        # A broker restart (Redis restarted, a failover) must not end running jobs:
+        # they write Neo4j, not Redis, and their job records and locks ride out the
+        # outage (strata.jobstore.redis_client retries). Cancelling them made every
+        # running job of a Redis restart end `worker_lost`. A run that cannot be
+        # acknowledged after the reconnect is redelivered later and skips a job that
+        # already ended (strata_workers.runner.already_ended): it never reruns.
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        result_backend_always_retry=True,  # a result stored while Redis restarts waits for it
+        result_backend_max_retries=20,
         task_time_limit=settings.task_time_limit_s,
         task_soft_time_limit=max(settings.task_time_limit_s - 30, 10),
         task_track_started=True,

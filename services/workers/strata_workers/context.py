@@ -11,7 +11,7 @@ import redis
 
 from strata.code.service import CodeService
 from strata.graph.gateway import Gateway
-from strata.jobstore import JobStore
+from strata.jobstore import JobStore, redis_client
 from strata.ontology import Ontology, load_ontology
 from strata.registry import RepoRegistry
 from strata.security import ServerKeys
@@ -32,7 +32,7 @@ class WorkerContext:
 
     @cached_property
     def redis(self) -> redis.Redis:
-        return redis.Redis.from_url(self.settings.redis_url)
+        return redis_client(self.settings.redis_url)  # rides out a Redis restart
 
     @cached_property
     def jobs(self) -> JobStore:

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import redis
 from celery.exceptions import Ignore, Reject, Retry, SoftTimeLimitExceeded
 
 from strata import locks
 from strata.errors import DatabaseUnavailable, NotFound, StrataError
 from strata.git import Git, open_repository
-from strata.jobstore import JobTimedOut, UnexpectedJobError, WorkerLost
-from strata.locks import Every
+from strata.jobstore import JobRecord, JobStore, JobTimedOut, UnexpectedJobError, WorkerLost
+from strata.locks import Every, Owner
 from strata.registry import RepoRegistration
 from strata_workers.context import WorkerContext, worker_context
 
@@ -40,8 +41,40 @@ LOCK_WAIT_S = locks.WAIT_S
 # failed instead of being run again.
 MAX_LOST_RUNS = 2
 
+# A second delivery of a job another live process runs (the broker restored it on a
+# reconnect while it ran) waits this often for that run to end.
+DUPLICATE_POLL_S = 1.0
+
 log = logging.getLogger(__name__)
 _PASS_THROUGH = (Retry, Ignore, Reject)  # Celery's own control flow, not failures
+
+
+def already_ended(jobs: JobStore, job_id: str, *, wait_s: float = LOCK_WAIT_S) -> JobRecord | None:
+    """The record if this delivery must not run: the job already ended for good.
+
+    At least once means a task can arrive twice: Redis restarted while it ran
+    (its message restored to the queue at the reconnect, or never acknowledged
+    and redelivered after the visibility timeout). A job that SUCCEEDED, or
+    FAILED on anything but a lost worker, is not run again; one that another
+    live process is running is waited for (up to ``wait_s``) and then judged.
+    A job whose worker was lost runs again (that is the redelivery's purpose).
+    """
+    me = str(Owner.current())
+    deadline = time.monotonic() + wait_s
+    while True:
+        record = jobs.get(job_id)
+        if record.state == "succeeded":
+            return record
+        if record.state == "failed":
+            return None if (record.error or {}).get("code") == WorkerLost.code else record
+        if record.state != "running" or record.owner in (None, me):
+            return None
+        owner = Owner.parse(record.owner or "")
+        if owner is not None and owner.gone():  # its run died here: this delivery is the rerun
+            return None
+        if time.monotonic() > deadline:
+            return None  # the lock still keeps two runs apart
+        time.sleep(DUPLICATE_POLL_S)
 
 
 @contextmanager
@@ -53,6 +86,10 @@ def tracked(task: Any, job_id: str) -> Iterator[WorkerContext]:
     holds no server detail (the worker log has the traceback).
     """
     ctx = worker_context(task.app.conf.strata_settings)
+    ended = already_ended(ctx.jobs, job_id)
+    if ended is not None:
+        log.warning("job %s already %s: this delivery is skipped", job_id, ended.state)
+        raise Ignore()  # acknowledged without running or recording anything
     lost = ctx.jobs.start(
         job_id, worker=f"{socket.gethostname()}:{os.getpid()}", heartbeat_s=HEARTBEAT_S
     )
@@ -179,6 +216,9 @@ def throttled_progress(
         if phase in always or now - last >= every_s:
             last = now
             numbers = {k: v for k, v in counters.items() if isinstance(v, int | float | str)}
-            ctx.jobs.progress(job_id, phase=phase, **numbers)
+            try:
+                ctx.jobs.progress(job_id, phase=phase, **numbers)
+            except redis.RedisError:  # counters only: Redis away past its retries, the
+                log.warning("progress of job %s not recorded", job_id)  # write goes on
 
     return report

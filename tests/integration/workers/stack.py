@@ -207,3 +207,28 @@ def helper_{i}(x):
 def main_{i}():
     return Thing{i}(1).run(helper_{i}(2))
 {extra}'''
+
+
+@contextmanager
+def solo_worker(settings: Settings) -> Iterator[Any]:
+    """A Celery app for ``settings`` and an in-process ``solo`` worker on its queues
+    (the process's worker context reset before and after, so no other test's leaks in)."""
+    from celery.contrib.testing.worker import start_worker
+
+    from strata_workers import context as worker_context_module
+    from strata_workers.app import create_celery
+
+    worker_context_module._context = None
+    app = create_celery(settings)
+    try:
+        with start_worker(
+            app,
+            queues=list(settings.queues.values()),
+            concurrency=1,
+            pool="solo",
+            perform_ping_check=False,
+            shutdown_timeout=30,
+        ):
+            yield app
+    finally:
+        worker_context_module._context = None

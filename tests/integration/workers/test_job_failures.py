@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 import redis
 import typer
-from celery.contrib.testing.worker import start_worker
 
 from strata.cli.api import follow_job
 from strata.code.indexer import CodeIndexer
@@ -26,8 +25,6 @@ from strata.locks import LEASE_S as LOCK_LEASE_S
 from strata.registry import KeyRing, RepoRegistry
 from strata.security import ServerKeys
 from strata.settings import Settings
-from strata_workers import context as worker_context_module
-from strata_workers.app import create_celery
 from strata_workers.runner import HEARTBEAT_S
 from tests.integration.workers.stack import (
     SECRET,
@@ -35,6 +32,7 @@ from tests.integration.workers.stack import (
     api_process,
     generated_repo,
     push,
+    solo_worker,
     stack_settings,
     wait_job,
     worker_process,
@@ -73,19 +71,8 @@ class TestUnexpectedErrorInATask:
 
     @pytest.fixture
     def app(self, unique: str, redis_server: RedisServer, gateway: Gateway) -> Iterator[Any]:
-        settings = stack_settings(unique)
-        worker_context_module._context = None  # this test's settings, not another test's
-        app = create_celery(settings)
-        with start_worker(
-            app,
-            queues=list(settings.queues.values()),
-            concurrency=1,
-            pool="solo",
-            perform_ping_check=False,
-            shutdown_timeout=30,
-        ):
+        with solo_worker(stack_settings(unique)) as app:  # this test's settings only
             yield app
-        worker_context_module._context = None
 
     def test_a_bug_becomes_failed_internal_error_without_server_paths(
         self,

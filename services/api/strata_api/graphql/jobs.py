@@ -48,6 +48,13 @@ class JobQuery:
         first: Annotated[
             int, strawberry.argument(description="How many (default 10; capped by the server).")
         ] = 10,
+        dead_letter: Annotated[
+            bool,
+            strawberry.argument(
+                description="Only the dead letters: jobs that ended FAILED after their "
+                "attempts (newest failure first); a later successful run removes one."
+            ),
+        ] = False,
     ) -> list[Job]:
         context = info.context
         if not context.principal.can_read(repository):
@@ -56,7 +63,8 @@ class JobQuery:
         if limit == 0:
             return []
         try:
-            records = await asyncio.to_thread(context.jobs.for_repo, repository, limit=limit)
+            read = context.jobs.dead_letters if dead_letter else context.jobs.for_repo
+            records = await asyncio.to_thread(read, repository, limit=limit)
         except redis.RedisError as exc:
             raise QueueUnavailable("the job store is unavailable") from exc
         return [Job.from_domain(record) for record in records]

@@ -68,6 +68,15 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
             return summary
         registration, git = registered_repository(ctx, parsed.repo)
         with repository_lock(ctx, lock, f"reindex of {parsed.repo}/{ref}"):
+            # Looked at under the lock: a later push of this ref that got here first
+            # (two pushes run at once, or this is a late redelivery) already moved the
+            # graph past this commit; indexing it now would read as a rewind.
+            newer = ctx.jobs.superseded_by(parsed.job_id)
+            if newer is not None:
+                skipped = {"repo": parsed.repo, "ref": ref, "commit": parsed.after}
+                skipped |= {"mode": "superseded", "superseded_by": newer.id}
+                ctx.jobs.succeed(parsed.job_id, skipped)
+                return skipped
             result = ctx.code.indexer(progress).index(
                 git, parsed.repo, ref, parsed.after, moved_at=moved_at
             )

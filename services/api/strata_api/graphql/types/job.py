@@ -27,6 +27,9 @@ class Job:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    attempts: int = strawberry.field(
+        description="Runs started (a retry or a redelivery after a lost worker is one more)."
+    )
 
     @classmethod
     def from_domain(cls, record: JobRecord) -> Job:
@@ -45,4 +48,5 @@ class Job:
             created_at=record.created_at,
             started_at=record.started_at,
             finished_at=record.finished_at,
+            attempts=record.attempts,
         )
