@@ -64,11 +64,8 @@ CALL (through) {{
 RETURN toString(through) AS through, c.window AS seen, window, fresh, c.version AS version
 """
 
-NEW_STATES = """
-MATCH (n)-[st:STATE]->(n)
-WHERE st.created_at > datetime($since) AND st.repo = $repo
-  AND (n:Symbol OR n:File OR n:Requirement OR n:Decision) AND st.hash IS NOT NULL
-  AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) WHERE d.v = $version }
+# What a document is made of, for each (n, st) a scan or a key lookup found.
+STATE_ROWS = """
 // The blob a body is read from: a File's own, a Symbol's file's as of the symbol's version.
 CALL (n, st) {
   OPTIONAL MATCH (f:File {key: st.scope})-[fs:STATE]->(f)
@@ -88,31 +85,28 @@ RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
        toString(st.created_at) AS created_at
 """
 
+NEW_STATES = (
+    """
+MATCH (n)-[st:STATE]->(n)
+WHERE st.created_at > datetime($since) AND st.repo = $repo
+  AND (n:Symbol OR n:File OR n:Requirement OR n:Decision) AND st.hash IS NOT NULL
+  AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) WHERE d.v = $version }
+"""
+    + STATE_ROWS
+)
+
 # The current states of named nodes that have no document yet (a push's changes):
 # key lookups on the label's key index, no scan of the repository's states.
-NODE_STATES = """
+# LABEL is replaced by a whitelisted label (checked_label).
+NODE_STATES = (
+    """
 UNWIND $keys AS key
-MATCH (n:{label} {{key: key}})-[st:STATE]->(n)
+MATCH (n:LABEL {key: key})-[st:STATE]->(n)
 WHERE st.expired_at IS NULL AND st.invalid_at IS NULL AND st.hash IS NOT NULL
-  AND NOT EXISTS {{ MATCH (d:SearchDoc {{key: n.key + '#' + st.hash}}) WHERE d.v = $version }}
-// The blob a body is read from, as in NEW_STATES.
-CALL (n, st) {{
-  OPTIONAL MATCH (f:File {{key: st.scope}})-[fs:STATE]->(f)
-  WHERE n:Symbol AND fs.valid_at <= st.valid_at
-    AND (fs.invalid_at IS NULL OR fs.invalid_at > st.valid_at)
-    AND fs.created_at <= st.created_at
-    AND (fs.expired_at IS NULL OR fs.expired_at > st.created_at)
-  RETURN fs.content_hash AS file_blob, fs.is_test AS file_test, fs.layout AS file_layout
-  ORDER BY fs.created_at DESC LIMIT 1
-}}
-RETURN DISTINCT labels(n)[0] AS label, properties(n) AS node, st.hash AS hash,
-       st{{.kind, .qualified_name, .signature, .docstring, .text, .title, .summary, .path,
-          .module, .req_id, .line_start, .line_end}} AS state,
-       coalesce(st.content_hash, file_blob) AS blob,
-       coalesce(st.is_test, file_test, false) AS test,
-       file_layout,
-       toString(st.created_at) AS created_at
+  AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) WHERE d.v = $version }
 """
+    + STATE_ROWS
+)
 
 WRITE_DOCS = """
 UNWIND $rows AS row
@@ -279,7 +273,7 @@ class SearchIndex:
                 by_label[label].append(key)
         rows: list[dict[str, Any]] = []
         for label, keys in sorted(by_label.items()):
-            statement = NODE_STATES.format(label=checked_label(label))
+            statement = NODE_STATES.replace("(n:LABEL ", f"(n:{checked_label(label)} ")
             for i in range(0, len(keys), WRITE_BATCH):
                 rows += self._gateway.read(
                     statement, keys=keys[i : i + WRITE_BATCH], version=DOC_VERSION
