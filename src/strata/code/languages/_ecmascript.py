@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from tree_sitter import Node
@@ -130,6 +131,19 @@ class EcmaScriptModules(ModuleSystem):
     ) -> SymbolTarget | None:
         return exported(index, module.paths, name, None)
 
+    def public_api(
+        self, index: ModuleIndex, scope: Callable[[str], FileScope]
+    ) -> Iterable[SymbolTarget]:
+        """What each npm package's entry file (``index.*`` at its root) exports, through
+        ``export {x} from``, ``export *`` and barrels."""
+        for package in index.packages_in("npm"):
+            entry = posixpath.join(package.path, "index") if package.path else "index"
+            paths = self.modules(index, entry).paths
+            for name in sorted(export_names(index, paths)):
+                found = exported(index, paths, name, None)
+                if found is not None:
+                    yield found
+
 
 MODULE_ITSELF = "="  # the export name of `module.exports = X`
 MAX_REEXPORTS = 8
@@ -165,6 +179,23 @@ def exported(
         if found is not None:
             return found
     return None
+
+
+def export_names(index: ModuleIndex, paths: tuple[str, ...], depth: int = 0) -> set[str]:
+    """The names a module exports: its own ``export``s and what its ``export *`` passes on."""
+    names: set[str] = set()
+    if depth > MAX_REEXPORTS:
+        return names
+    for candidate in paths:
+        extract = index.files[candidate]
+        names.update(name for name, _ in getattr(extract, "exports", ()))
+        for imp in extract.imports:
+            if imp.names == ("*",) and imp.alias is None and imp.module.startswith("."):
+                folder = posixpath.dirname(candidate)
+                joined = posixpath.normpath(posixpath.join(folder, imp.module))
+                star = index.modules(EcmaScriptModules.family, joined).paths
+                names.update(n for n in export_names(index, star, depth + 1) if n != "default")
+    return names
 
 
 def _reexported(
@@ -238,6 +269,8 @@ class EcmaScriptAdapter(LanguageAdapter):
         wrapper = holder.parent
         if wrapper is not None and wrapper.type == "export_statement":
             decl.outer = wrapper
+            if not any(c.type == "default" for c in wrapper.children):
+                unit.exports.append((decl.name, decl.name))  # `export function f`: as f
             decorators = [c for c in wrapper.children if c.type == "decorator"] + decorators
         elif wrapper is not None and wrapper.type == "class_body":
             before = []
@@ -324,8 +357,9 @@ class EcmaScriptAdapter(LanguageAdapter):
             unit.exports.append((MODULE_ITSELF, local))
         elif form == "default":
             unit.exports.append(("default", local))
-        elif "exported" in caps:
-            unit.exports.append((unit.text(caps["exported"][0]), local))
+        else:  # `export { a }` and re-exports keep their name
+            alias = caps.get("exported")
+            unit.exports.append((unit.text(alias[0]) if alias else local, local))
 
     def before_link(self, unit: Unit) -> None:
         fold_overloads(unit, _overload_signature)  # overload signatures are the function

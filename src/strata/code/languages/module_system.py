@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -147,6 +148,13 @@ class ModuleSystem:
         """``name`` of a module that is not one of its top-level symbols: what it passes
         on from other modules (a barrel file), where the language re-exports."""
         return None
+
+    def public_api(
+        self, index: ModuleIndex, scope: Callable[[str], FileScope]
+    ) -> Iterable[SymbolTarget]:
+        """The declarations this family's libraries export to their users (entrypoints
+        of kind ``public_api``), found from the packages' entry files; none by default."""
+        return ()
 
     def accepts(self, symbol: SymbolDef, arity: int) -> bool | None:
         """Whether a call with ``arity`` arguments fits ``symbol`` (None: cannot tell)."""
