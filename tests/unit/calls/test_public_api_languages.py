@@ -19,7 +19,7 @@ def public(files: dict[str, bytes]) -> dict[str, list[str]]:
 
 ECMA = {
     "web/package.json": b'{"name": "web"}',
-    "web/index.ts": b'export function run() {}\nfunction hidden() {}\nconst LIMIT = 1;\n'
+    "web/index.ts": b"export function run() {}\nfunction hidden() {}\nconst LIMIT = 1;\n"
     b'export { LIMIT as MAX };\nexport { api } from "./lib/api";\nexport { post as send } from '
     b'"./lib/api";\nexport * from "./lib/barrel";\nimport { internal } from "./lib/api";\n'
     b"export class Client { call() { return internal(); } }\n"
@@ -48,6 +48,22 @@ class TestEcmaScript:
     def test_without_an_entry_file_nothing_is_exported(self) -> None:
         files = {p: s for p, s in ECMA.items() if p != "web/index.ts"}
         assert all(names == [] for names in public(files).values())
+
+    def test_package_json_names_the_entry_file(self) -> None:
+        found = public(
+            {
+                "pkg/package.json": b'{"name": "pkg", "main": "./src/main.ts",\n'
+                b'  "types": "dist/main.d.ts", "exports": {".": "./src/main.ts"}}',
+                "pkg/src/main.ts": b'export { util } from "./util";\nexport function go() {}\n',
+                "pkg/src/util.ts": b"export function util() {}\nexport function more() {}\n",
+                "pkg/index.ts": b"export function notTheEntry() {}\n",
+            }
+        )
+        assert found == {
+            "pkg/index.ts": [],
+            "pkg/src/main.ts": ["go"],
+            "pkg/src/util.ts": ["util"],
+        }
 
     def test_commonjs_module_exports(self) -> None:
         found = public(

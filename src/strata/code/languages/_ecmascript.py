@@ -82,15 +82,19 @@ class EcmaScriptModules(ModuleSystem):
     bare specifiers are packages, external."""
 
     family = "ecmascript"
-    manifests = (Manifest("package.json", "npm", re.compile(rb'"name"\s*:\s*"([^"]+)"')),)
+    manifests = (
+        Manifest(
+            "package.json",
+            "npm",
+            re.compile(rb'"name"\s*:\s*"([^"]+)"'),
+            # `"main": "..."`, `types`, `module`, `"exports": "..."`, `".": "..."`
+            re.compile(rb'"(?:main|module|types|typings|exports|\.)"\s*:\s*"([^"]+)"'),
+        ),
+    )
     bare_calls_reach_own_class = True
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
-        stem = posixpath.splitext(path)[0]
-        for ext in _MODULE_EXTENSIONS:
-            if path.endswith(ext):
-                stem = path[: -len(ext)]
-                break
+        stem = _stem(path)
         names = [stem]
         if posixpath.basename(stem) == "index":
             names.append(posixpath.dirname(stem))
@@ -134,15 +138,26 @@ class EcmaScriptModules(ModuleSystem):
     def public_api(
         self, index: ModuleIndex, scope: Callable[[str], FileScope]
     ) -> Iterable[SymbolTarget]:
-        """What each npm package's entry file (``index.*`` at its root) exports, through
-        ``export {x} from``, ``export *`` and barrels."""
+        """What each npm package's entry files export, through ``export {x} from``,
+        ``export *`` and barrels: those its package.json names (``main``, ``types``,
+        ``exports``...) that are in the repository, else ``index.*`` at its root."""
         for package in index.packages_in("npm"):
-            entry = posixpath.join(package.path, "index") if package.path else "index"
-            paths = self.modules(index, entry).paths
+            named = (posixpath.normpath(posixpath.join(package.path, e)) for e in package.entries)
+            entries = {p for e in named for p in self.modules(index, _stem(e)).paths}
+            root = posixpath.join(package.path, "index") if package.path else "index"
+            paths = tuple(sorted(entries)) or self.modules(index, root).paths
             for name in sorted(export_names(index, paths)):
                 found = exported(index, paths, name, None)
                 if found is not None:
                     yield found
+
+
+def _stem(path: str) -> str:
+    """The module name of a path: without its extension."""
+    for ext in _MODULE_EXTENSIONS:
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return posixpath.splitext(path)[0]
 
 
 MODULE_ITSELF = "="  # the export name of `module.exports = X`

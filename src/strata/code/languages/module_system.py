@@ -34,6 +34,8 @@ class PackageInfo:
     name: str
     ecosystem: str
     manifest: str
+    # the package's entry files as its manifest names them, relative to ``path``
+    entries: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +86,17 @@ class Manifest:
     filename: str
     ecosystem: str
     name_pattern: re.Pattern[bytes] | None = None
+    # every match's first group, in the first 20 kB, is an entry file of the package
+    entry_pattern: re.Pattern[bytes] | None = None
+
+    def entries(self, content: bytes) -> tuple[str, ...]:
+        """The entry files the manifest names (``package.json`` ``main``, ``types``...)."""
+        if self.entry_pattern is None:
+            return ()
+        found = (
+            m.decode(errors="replace").strip() for m in self.entry_pattern.findall(content[:20000])
+        )
+        return tuple(dict.fromkeys(e for e in found if e))
 
     def matches(self, basename: str) -> bool:
         if self.filename.startswith("*."):

@@ -204,8 +204,10 @@ class RustAdapter(LanguageAdapter):
     def on_import_form(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
         line = caps[role][0].start_point.row + 1
         first = caps[role][0].named_children[:1]
-        public = bool(first) and first[0].type == "visibility_modifier" and (
-            unit.text(first[0]) == "pub"
+        public = (
+            bool(first)
+            and first[0].type == "visibility_modifier"
+            and (unit.text(first[0]) == "pub")
         )
         for module, names, alias in _flatten_use(unit, caps["tree"][0], []):
             unit.imports.append(Import(module=module, line=line, names=names, alias=alias))
