@@ -85,9 +85,13 @@ def detect_packages(paths: list[str], manifests: dict[str, bytes]) -> list[Packa
         directory = posixpath.dirname(path)
         if directory in found and found[directory].ecosystem == manifest.ecosystem:
             continue
-        name = manifest.package_name(path, manifests.get(path, b""))
+        content = manifests.get(path, b"")
+        name = manifest.package_name(path, content)
         found.setdefault(
-            directory, PackageInfo(directory, name or "(root)", manifest.ecosystem, path)
+            directory,
+            PackageInfo(
+                directory, name or "(root)", manifest.ecosystem, path, manifest.entries(content)
+            ),
         )
     return sorted(found.values(), key=lambda p: p.path)
 

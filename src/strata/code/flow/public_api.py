@@ -11,6 +11,10 @@ A symbol is exported (entrypoint kind ``public_api``) when
 Names starting with ``_`` are private by convention and never exported without
 ``__all__``; test files and ``tests/`` packages export nothing. Pure: it reads
 parsed files, their import scopes and the flow IR (``FileFlow.exports``).
+
+Other languages mark theirs through :meth:`ModuleSystem.public_api` (TypeScript and
+JavaScript: what a package's entry file exports; Rust: the ``pub`` items ``lib.rs``
+reaches).
 """
 
 from __future__ import annotations
@@ -42,6 +46,11 @@ def exported_api(
         if _exporting(path, extract):
             for target in _exports_of(index, path, _listed(extract), scope(path)):
                 mark(target)
+    # Other languages' rules (entry files, `export`, `pub`) live in their module systems.
+    systems = {id(s): s for p in index.files if (s := index.system_of(p)) is not None}
+    for system in systems.values():
+        for target in system.public_api(index, scope):
+            mark(target)
     return {path: frozenset(names) for path, names in found.items()}
 
 

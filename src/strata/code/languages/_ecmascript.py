@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from tree_sitter import Node
@@ -81,15 +82,19 @@ class EcmaScriptModules(ModuleSystem):
     bare specifiers are packages, external."""
 
     family = "ecmascript"
-    manifests = (Manifest("package.json", "npm", re.compile(rb'"name"\s*:\s*"([^"]+)"')),)
+    manifests = (
+        Manifest(
+            "package.json",
+            "npm",
+            re.compile(rb'"name"\s*:\s*"([^"]+)"'),
+            # `"main": "..."`, `types`, `module`, `"exports": "..."`, `".": "..."`
+            re.compile(rb'"(?:main|module|types|typings|exports|\.)"\s*:\s*"([^"]+)"'),
+        ),
+    )
     bare_calls_reach_own_class = True
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
-        stem = posixpath.splitext(path)[0]
-        for ext in _MODULE_EXTENSIONS:
-            if path.endswith(ext):
-                stem = path[: -len(ext)]
-                break
+        stem = _stem(path)
         names = [stem]
         if posixpath.basename(stem) == "index":
             names.append(posixpath.dirname(stem))
@@ -130,6 +135,30 @@ class EcmaScriptModules(ModuleSystem):
     ) -> SymbolTarget | None:
         return exported(index, module.paths, name, None)
 
+    def public_api(
+        self, index: ModuleIndex, scope: Callable[[str], FileScope]
+    ) -> Iterable[SymbolTarget]:
+        """What each npm package's entry files export, through ``export {x} from``,
+        ``export *`` and barrels: those its package.json names (``main``, ``types``,
+        ``exports``...) that are in the repository, else ``index.*`` at its root."""
+        for package in index.packages_in("npm"):
+            named = (posixpath.normpath(posixpath.join(package.path, e)) for e in package.entries)
+            entries = {p for e in named for p in self.modules(index, _stem(e)).paths}
+            root = posixpath.join(package.path, "index") if package.path else "index"
+            paths = tuple(sorted(entries)) or self.modules(index, root).paths
+            for name in sorted(export_names(index, paths)):
+                found = exported(index, paths, name, None)
+                if found is not None:
+                    yield found
+
+
+def _stem(path: str) -> str:
+    """The module name of a path: without its extension."""
+    for ext in _MODULE_EXTENSIONS:
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return posixpath.splitext(path)[0]
+
 
 MODULE_ITSELF = "="  # the export name of `module.exports = X`
 MAX_REEXPORTS = 8
@@ -165,6 +194,23 @@ def exported(
         if found is not None:
             return found
     return None
+
+
+def export_names(index: ModuleIndex, paths: tuple[str, ...], depth: int = 0) -> set[str]:
+    """The names a module exports: its own ``export``s and what its ``export *`` passes on."""
+    names: set[str] = set()
+    if depth > MAX_REEXPORTS:
+        return names
+    for candidate in paths:
+        extract = index.files[candidate]
+        names.update(name for name, _ in getattr(extract, "exports", ()))
+        for imp in extract.imports:
+            if imp.names == ("*",) and imp.alias is None and imp.module.startswith("."):
+                folder = posixpath.dirname(candidate)
+                joined = posixpath.normpath(posixpath.join(folder, imp.module))
+                star = index.modules(EcmaScriptModules.family, joined).paths
+                names.update(n for n in export_names(index, star, depth + 1) if n != "default")
+    return names
 
 
 def _reexported(
@@ -238,6 +284,8 @@ class EcmaScriptAdapter(LanguageAdapter):
         wrapper = holder.parent
         if wrapper is not None and wrapper.type == "export_statement":
             decl.outer = wrapper
+            if not any(c.type == "default" for c in wrapper.children):
+                unit.exports.append((decl.name, decl.name))  # `export function f`: as f
             decorators = [c for c in wrapper.children if c.type == "decorator"] + decorators
         elif wrapper is not None and wrapper.type == "class_body":
             before = []
@@ -324,8 +372,9 @@ class EcmaScriptAdapter(LanguageAdapter):
             unit.exports.append((MODULE_ITSELF, local))
         elif form == "default":
             unit.exports.append(("default", local))
-        elif "exported" in caps:
-            unit.exports.append((unit.text(caps["exported"][0]), local))
+        else:  # `export { a }` and re-exports keep their name
+            alias = caps.get("exported")
+            unit.exports.append((unit.text(alias[0]) if alias else local, local))
 
     def before_link(self, unit: Unit) -> None:
         fold_overloads(unit, _overload_signature)  # overload signatures are the function

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -33,6 +34,8 @@ class PackageInfo:
     name: str
     ecosystem: str
     manifest: str
+    # the package's entry files as its manifest names them, relative to ``path``
+    entries: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,17 @@ class Manifest:
     filename: str
     ecosystem: str
     name_pattern: re.Pattern[bytes] | None = None
+    # every match's first group, in the first 20 kB, is an entry file of the package
+    entry_pattern: re.Pattern[bytes] | None = None
+
+    def entries(self, content: bytes) -> tuple[str, ...]:
+        """The entry files the manifest names (``package.json`` ``main``, ``types``...)."""
+        if self.entry_pattern is None:
+            return ()
+        found = (
+            m.decode(errors="replace").strip() for m in self.entry_pattern.findall(content[:20000])
+        )
+        return tuple(dict.fromkeys(e for e in found if e))
 
     def matches(self, basename: str) -> bool:
         if self.filename.startswith("*."):
@@ -147,6 +161,13 @@ class ModuleSystem:
         """``name`` of a module that is not one of its top-level symbols: what it passes
         on from other modules (a barrel file), where the language re-exports."""
         return None
+
+    def public_api(
+        self, index: ModuleIndex, scope: Callable[[str], FileScope]
+    ) -> Iterable[SymbolTarget]:
+        """The declarations this family's libraries export to their users (entrypoints
+        of kind ``public_api``), found from the packages' entry files; none by default."""
+        return ()
 
     def accepts(self, symbol: SymbolDef, arity: int) -> bool | None:
         """Whether a call with ``arity`` arguments fits ``symbol`` (None: cannot tell)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import tree_sitter_rust
@@ -32,6 +33,7 @@ from strata.code.languages.module_system import (
     Manifest,
     ModuleSystem,
     ModuleTarget,
+    SymbolTarget,
 )
 from strata.code.model import FileExtract, Import, SymbolDef, SymbolKind
 
@@ -94,6 +96,16 @@ class RustModules(ModuleSystem):
             scope.bindings[imp.alias or name] = binding
             bound.append(binding)
         return bound
+
+    def public_api(
+        self, index: ModuleIndex, scope: Callable[[str], FileScope]
+    ) -> Iterable[SymbolTarget]:
+        """A library crate's ``pub`` items: those of ``src/lib.rs``, of the ``pub mod``s
+        it reaches, and what their ``pub use``s bring in."""
+        for package in index.packages_in("cargo"):
+            lib = posixpath.join(package.path, "src/lib.rs")
+            if lib in index.files:
+                yield from _pub_items(index, scope, lib, set())
 
     def qualified_name(
         self, module: str | None, extract: FileExtract, symbol: SymbolDef
@@ -191,8 +203,17 @@ class RustAdapter(LanguageAdapter):
 
     def on_import_form(self, unit: Unit, role: str, caps: dict[str, list[Node]]) -> None:
         line = caps[role][0].start_point.row + 1
+        first = caps[role][0].named_children[:1]
+        public = (
+            bool(first)
+            and first[0].type == "visibility_modifier"
+            and (unit.text(first[0]) == "pub")
+        )
         for module, names, alias in _flatten_use(unit, caps["tree"][0], []):
             unit.imports.append(Import(module=module, line=line, names=names, alias=alias))
+            if public and names != ("*",):  # `pub use a::B`: the module exports B
+                exported = alias or (names[0] if names else module.rsplit("::", 1)[-1])
+                unit.exports.append((exported, exported))
 
     def finish(self, unit: Unit) -> None:
         unit.package = _crate_path(unit.path)
@@ -360,6 +381,37 @@ def _mark_route(unit: Unit, decl: Decl, framework: str) -> None:
         decl.entrypoint = _routes.http(methods or ["ANY"], strings[0])
         decl.framework = framework
         return
+
+
+def _pub_items(
+    index: ModuleIndex, scope: Callable[[str], FileScope], path: str, seen: set[str]
+) -> Iterable[SymbolTarget]:
+    if path in seen:
+        return
+    seen.add(path)
+    extract = index.files[path]
+    module = _module_path(path)
+    for symbol in extract.symbols:
+        if symbol.parent is not None or not _is_pub(symbol.signature):
+            continue
+        if symbol.kind != "module":
+            yield SymbolTarget(path, symbol.qualname)
+            continue
+        for sub in index.modules(RustModules.family, f"{module}::{symbol.name}").paths:
+            yield from _pub_items(index, scope, sub, seen)
+    bindings = scope(path).bindings
+    for name, _ in extract.exports:  # `pub use`
+        bound = bindings.get(name)
+        if isinstance(bound, SymbolTarget):
+            yield bound
+        elif bound is not None:
+            for sub in bound.paths:
+                yield from _pub_items(index, scope, sub, seen)
+
+
+def _is_pub(signature: str | None) -> bool:
+    """``pub`` alone: ``pub(crate)`` and ``pub(super)`` stay inside the crate."""
+    return bool(signature) and (signature or "").startswith("pub ")
 
 
 def _module_path(path: str) -> str:

@@ -172,6 +172,20 @@
       alias: (_) @exported))
   !source) @export.named
 
+; `export { a }` / `export { a } from "./m"` / `export { a as b } from "./m"`: the
+; module exports that name (a re-export is followed through the import it also is)
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (_) @local
+      !alias))) @export.named
+
+(export_statement
+  (export_clause
+    (export_specifier
+      alias: (_) @local))
+  source: (_)) @export.named
+
 ; ---- declared types: what a call on a name reaches (see README.md)
 (variable_declarator
   name: (identifier) @name
