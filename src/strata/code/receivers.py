@@ -229,14 +229,16 @@ class ReceiverTypes:
 
     # -- overloads -----------------------------------------------------------------------
 
-    def overload(self, target: SymbolTarget, arity: int | None) -> SymbolTarget:
-        """Among ``target`` and its overloads (``m``, ``m#2``, ...), the first whose
-        parameters fit ``arity`` arguments; ``target`` when none or several cannot tell."""
+    def overloads(self, target: SymbolTarget, arity: int | None) -> list[SymbolTarget]:
+        """Among ``target`` and its overloads (``m``, ``m#2``, ...), those whose parameters
+        fit ``arity`` arguments: one when the arity tells them apart, every fitting one
+        when it cannot (a call the types would decide links each candidate, never just
+        the first); ``[target]`` when none fits or the language has no overloads."""
         if arity is None:
-            return target
+            return [target]
         system = self.resolver.index.system_of(target.path)
         if system is None or not system.overloads_by_arity:
-            return target
+            return [target]
         base = target.qualname.split("#", 1)[0]
         candidates = [SymbolTarget(target.path, base)]
         while True:
@@ -245,12 +247,15 @@ class ReceiverTypes:
                 break
             candidates.append(following)
         if len(candidates) == 1:
-            return target
-        for candidate in candidates:
-            symbol = self.resolver.symbols.get((candidate.path, candidate.qualname))
-            if symbol is not None and system.accepts(symbol, arity):
-                return candidate
-        return target
+            return [target]
+        fitting = [
+            candidate
+            for candidate in candidates
+            if (symbol := self.resolver.symbols.get((candidate.path, candidate.qualname)))
+            is not None
+            and system.accepts(symbol, arity)
+        ]
+        return fitting or [target]
 
     # -- members -------------------------------------------------------------------------
 

@@ -228,7 +228,11 @@ class Resolver:
             found = (hit.target, hit.resolution) if hit is not None else None
             hits = self.flow.refine(path, call, found)
         # Java/C# overloads told apart by the call's arity.
-        return [(self.receivers.overload(t, call.arity), r) for t, r in hits], False
+        return [
+            (overload, resolution)
+            for target, resolution in hits
+            for overload in self.receivers.overloads(target, call.arity)
+        ], False
 
     def _resolve_call(
         self, path: str, extract: FileExtract, call: CallSite
