@@ -227,7 +227,7 @@ class SearchIndex:
     ) -> None:
         self._gateway = gateway
         self._embed = embed
-        self._blobs = blobs or registered_blob_source(gateway, default_mirrors())
+        self._blobs = blobs  # the default is looked up when a document first needs it
 
     @property
     def embed(self) -> Embed | None:
@@ -280,6 +280,14 @@ class SearchIndex:
                 )
         return self._write_docs(rows)
 
+    def _blob_source(self) -> BlobSource:
+        """The given blob reader, else the registered path or mirror of this process's
+        settings (read once, and only when there are documents to write: a search that
+        finds nothing new to document never loads the settings)."""
+        if self._blobs is None:
+            self._blobs = registered_blob_source(self._gateway, default_mirrors())
+        return self._blobs
+
     def _write_docs(self, rows: list[dict[str, Any]]) -> int:
         """Write the documents of ``rows``, their body words read from git in one batch
         per repository."""
@@ -289,7 +297,7 @@ class SearchIndex:
             by_repo[str(row["node"].get("repo", ""))].append(i)
         for repo, indexes in by_repo.items():
             part = [rows[i] for i in indexes]
-            texts = self._blobs(repo, sorted({r["blob"] for r in part if r["blob"]}))
+            texts = self._blob_source()(repo, sorted({r["blob"] for r in part if r["blob"]}))
             body.update({indexes[j]: words for j, words in bodies(part, texts).items()})
         by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for i, row in enumerate(rows):
