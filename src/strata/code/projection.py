@@ -308,6 +308,7 @@ class CodeProjection:
                 scope=scope,
             )
         )
+        declared = {symbol.qualname for symbol in extract.symbols}
         for symbol in extract.symbols:
             symbol_ref = self.symbol_ref(path, symbol.qualname)
             edges.append(
@@ -322,7 +323,9 @@ class CodeProjection:
                     scope=scope,
                 )
             )
-            if symbol.parent is not None:
+            # A method may be declared outside its type's file (its receiver type lives in
+            # another file): containment never points at a symbol this file does not define.
+            if symbol.parent is not None and symbol.parent in declared:
                 edges.append(
                     EdgeFact(
                         "CONTAINS",

@@ -68,3 +68,20 @@ def test_typed_receivers_in_the_graph(
         kinds |= {kind for _, kind in stored}
     assert "flow" in kinds or "override" in kinds  # resolved through a declared type
     assert {caller for caller, _ in callers(trap)} == trap_callers
+
+
+def test_methods_declared_outside_their_types_file(
+    tmp_path: Path, indexer: CodeIndexer, code_reads: CodeReads, unique: str
+) -> None:
+    """Go methods in another file than their receiver type index (no containment edge
+    to a symbol the file does not define) and their calls are stored."""
+    shutil.copytree(CASES / "go" / "receivers" / "fields", tmp_path / "fields")
+    repo = GitRepo(tmp_path / "fields")
+    sha = repo.commit("fixture", WHEN)
+    name = f"go-fields-{unique}"
+    result = indexer.index(Git(repo.path), name, "main", sha)
+    assert result.mode == "full"
+    found = code_reads.callers(
+        f"{name}|main|methods.go|DB.Query", AsOf.at(WHEN + timedelta(days=1)), first=50
+    )
+    assert {h.key.rsplit("|", 1)[-1] for h in found} == {"Store.Load"}
