@@ -57,6 +57,8 @@ SYMBOL_KINDS = frozenset(
 )
 KINDS = SYMBOL_KINDS | {"file", "requirement", "decision"}
 POOL = 200  # candidates each index returns before the repository and time filters
+# Wider pools, asked only when the filters left too few of the last one.
+POOLS = (POOL, 1_600, 12_800)
 PER_RETRIEVER = 50
 SEEDS = 8  # strong hits whose neighbours the graph retriever boosts
 EMBED_PER_SEARCH = 16  # ~5-35 ms each: a search pays at most a fraction of a second
@@ -77,18 +79,29 @@ _C = as_of_predicate("c")
 
 REPOSITORY = "MATCH (r:Repository) WHERE r.repo = $repo RETURN r.repo AS repo LIMIT 1"
 
+# An index answers its `pool` best documents before any filter: of every repository
+# (the vector index cannot filter), of every past version, of every kind. The filters
+# run on that pool in one subquery, which also says how many candidates the index gave
+# and the lowest score among them, so the caller can tell a pool that another
+# repository or old versions filled (ask again, wider) from an exhausted index.
 _JOIN = f"""
-WITH d, score
-WHERE score >= $min_score AND d.repo = $repo AND d.label IN $labels
-  AND ($kinds IS NULL OR d.kind IN $kinds)
-  AND ($ref IS NULL OR d.ref = $ref)
-MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
-WHERE st.hash = d.hash AND {_ST}
-WITH n.key AS key, d.label AS label, coalesce(n.path, st.source_path) AS path,
-     coalesce(d.test, false) AS test, max(score) AS score
-RETURN key, label, path, test, score
-ORDER BY score DESC, key
-LIMIT $limit
+WITH collect([d, score]) AS found, count(*) AS raw, min(score) AS floor
+CALL {{
+  WITH found
+  UNWIND found AS f
+  WITH f[0] AS d, f[1] AS score
+  WHERE score >= $min_score AND d.repo = $repo AND d.label IN $labels
+    AND ($kinds IS NULL OR d.kind IN $kinds)
+    AND ($ref IS NULL OR d.ref = $ref)
+  MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
+  WHERE st.hash = d.hash AND {_ST}
+  WITH n.key AS key, d.label AS label, coalesce(n.path, st.source_path) AS path,
+       coalesce(d.test, false) AS test, max(score) AS score
+  ORDER BY score DESC, key
+  LIMIT $limit
+  RETURN collect({{key: key, label: label, path: path, test: test, score: score}}) AS rows
+}}
+RETURN raw, floor, rows
 """
 
 FULLTEXT = (
@@ -290,7 +303,6 @@ class SearchService:
             "labels": list(labels),
             "kinds": wanted_kinds,
             "ref": ref,
-            "pool": POOL,
             "limit": PER_RETRIEVER,
             **as_of.params(),
         }
@@ -305,8 +317,8 @@ class SearchService:
             lucene = lucene_query(terms, repository, prefixes=len(terms) <= PREFIX_TERMS)
             found.add(
                 "fulltext",
-                self._gateway.read(
-                    FULLTEXT, lucene=lucene, min_score=0.0, timeout=timeout, **params
+                self._pooled(
+                    FULLTEXT, params, timeout, enough=first, lucene=lucene, min_score=0.0
                 ),
             )
             clock.lap("fulltext")
@@ -316,8 +328,8 @@ class SearchService:
             clock.lap("embed")
             found.add(
                 "vector",
-                self._gateway.read(
-                    VECTOR, vector=vector, min_score=VECTOR_MIN, timeout=timeout, **params
+                self._pooled(
+                    VECTOR, params, timeout, enough=first, vector=vector, min_score=VECTOR_MIN
                 ),
             )
             clock.lap("vector")
@@ -372,6 +384,32 @@ class SearchService:
                 hint="index it first: strata index PATH --repo NAME",
                 repository=repository,
             )
+
+    def _pooled(
+        self,
+        query: str,
+        params: dict[str, Any],
+        timeout: float | None,
+        *,
+        enough: int,
+        **extra: Any,
+    ) -> list[dict[str, Any]]:
+        """One index retriever's rows, widening its pool while the filters starve it.
+
+        One round trip in the common case. Another is asked only while fewer than
+        ``enough`` rows survived, the index filled the whole pool (it may hold more)
+        and its weakest candidate still passed the score floor (more may pass).
+        """
+        rows: list[dict[str, Any]] = []
+        for pool in POOLS:
+            answer = self._gateway.read(query, timeout=timeout, pool=pool, **params, **extra)
+            head = answer[0] if answer else {"raw": 0, "floor": None, "rows": []}
+            rows = list(head["rows"])
+            floor = head["floor"]
+            exhausted = head["raw"] < pool or floor is None or floor < extra["min_score"]
+            if len(rows) >= enough or exhausted:
+                break
+        return rows
 
     def _neighbours(
         self,
