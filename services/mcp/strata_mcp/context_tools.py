@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -12,6 +11,7 @@ from pydantic import Field
 from strata.context.builder import ContextBuilder
 from strata.context.check import MAX_BUDGET, MAX_TASK_CHARS, MIN_BUDGET
 from strata.context.sources import git_blobs
+from strata.locations import repository_git
 from strata.security import Principal
 from strata.temporal import AsOf
 from strata_mcp.context_models import ContextOut
@@ -30,11 +30,7 @@ def register_context_tools(
 ) -> None:
     """Register `context` on ``mcp``."""
     timeout = core.settings.request_timeout_s
-    mirrors = core.settings.mirrors_dir
-
-    def locate(repository: str) -> Path:
-        return mirrors / f"{repository}.git"
-
+    locate = repository_git(core.gateway, core.settings.mirrors_dir)
     builder = ContextBuilder(core.gateway, core.ontology, core.search, git_blobs(locate))
 
     @mcp.tool(

@@ -25,8 +25,8 @@ def context(
     source: Path | None = typer.Option(
         None,
         "--source",
-        help="The repository's git directory, for statement outlines (default: its mirror, "
-        "else the current directory).",
+        help="The repository's git directory, for code lines and statement outlines "
+        "(default: its registered path, its mirror, or the clone `strata index` read).",
     ),
     valid_at: str | None = typer.Option(None, help="As of this valid time (ISO 8601)."),
     known_at: str | None = typer.Option(None, help="As of this transaction time (ISO 8601)."),
@@ -35,21 +35,17 @@ def context(
     from strata.context.builder import ContextBuilder
     from strata.context.sources import git_blobs
     from strata.graph.gateway import Gateway
+    from strata.locations import repository_git
     from strata.ontology import load_ontology
     from strata.search.docs import SearchIndex, embedder_for
     from strata.search.service import SearchService
     from strata.temporal import AsOf
 
     s = settings()
-
-    def locate(name: str) -> Path:
-        if source is not None:
-            return source
-        mirror = s.mirrors_dir / f"{name}.git"
-        return mirror if mirror.exists() else Path.cwd()
-
     as_of = AsOf.at(_time(valid_at, "--valid-at"), _time(known_at, "--known-at"))
     with Gateway.connect(s) as gateway:
+        found = repository_git(gateway, s.mirrors_dir)
+        locate = (lambda _name: source) if source is not None else found
         search = SearchService(gateway, SearchIndex(gateway, embedder_for(s)))
         builder = ContextBuilder(gateway, load_ontology(s.ontology_dir), search, git_blobs(locate))
         pack = builder.build(task, repo, budget_tokens=budget, as_of=as_of)

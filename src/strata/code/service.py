@@ -18,6 +18,7 @@ from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
+from strata.locations import record_local_source
 from strata.ontology import Ontology
 from strata.settings import Settings
 
@@ -73,6 +74,8 @@ class CodeService:
         """
         git = Git(path)
         git.check()
+        # Readers of blobs after the run (search body words, context, cards) find it here.
+        record_local_source(self.gateway, repo, path)
         indexer = self.indexer(progress)
         try:
             with self._code_lock(repo, ref):

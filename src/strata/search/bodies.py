@@ -20,6 +20,7 @@ from strata.code.layout import decode_layout
 from strata.errors import StrataError
 from strata.git import Git
 from strata.graph.gateway import Gateway
+from strata.locations import repository_git
 from strata.search.text import identifier_words
 
 BlobSource = Callable[[str, list[str]], dict[str, bytes]]
@@ -29,9 +30,6 @@ BlobSource = Callable[[str, list[str]], dict[str, bytes]]
 # the vocabulary of a long function or a module, small enough for one property.
 SYMBOL_BODY_WORDS = 400
 FILE_BODY_WORDS = 5000
-
-LOCATION = "MATCH (r:RepoRegistration {name: $name}) RETURN r.path AS path LIMIT 1"
-
 
 def body_words(text: str, limit: int) -> str:
     """The distinct identifier words of source text (whole and split), at most ``limit``."""
@@ -70,15 +68,8 @@ def git_blob_source(locate: Callable[[str], Path | None]) -> BlobSource:
 
 
 def registered_blob_source(gateway: Gateway, mirrors: Path | None) -> BlobSource:
-    """Blobs of a repository's registered local path, else of its mirror under ``mirrors``."""
-
-    def locate(repository: str) -> Path | None:
-        rows = gateway.read(LOCATION, name=repository)
-        if rows and rows[0]["path"]:
-            return Path(rows[0]["path"])
-        return mirrors / f"{repository}.git" if mirrors is not None else None
-
-    return git_blob_source(locate)
+    """Blobs of a repository wherever :func:`strata.locations.repository_git` finds it."""
+    return git_blob_source(repository_git(gateway, mirrors))
 
 
 def default_mirrors() -> Path | None:

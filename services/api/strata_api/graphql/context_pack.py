@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import strawberry
 
 from strata.context.builder import ContextBuilder
 from strata.context.pack import Pack
 from strata.context.sources import git_blobs
+from strata.locations import repository_git
 from strata.search.docs import SearchIndex, embedder_for
 from strata.search.service import SearchService
 from strata.temporal import AsOf
@@ -19,16 +18,7 @@ from strata_api.graphql.types.context_pack import ContextPack
 
 
 def _builder(ctx: Context) -> ContextBuilder:
-    registry = ctx.registry
-    mirrors = ctx.settings.mirrors_dir
-
-    def locate(repository: str) -> Path | None:
-        # A registered local path is the repository itself; otherwise its mirror.
-        found = registry.get(repository) if registry is not None else None
-        if found is not None and found.path:
-            return Path(found.path)
-        return mirrors / f"{repository}.git"
-
+    locate = repository_git(ctx.gateway, ctx.settings.mirrors_dir)
     search = SearchService(ctx.gateway, SearchIndex(ctx.gateway, embedder_for(ctx.settings)))
     return ContextBuilder(ctx.gateway, ctx.ontology, search, git_blobs(locate))
 
