@@ -77,6 +77,7 @@ class ReindexJob(RepoJob):
 KNOWLEDGE_SYNC: Final = "strata.knowledge.sync"
 KNOWLEDGE_CARDS: Final = "strata.knowledge.cards"  # after trace.settle: stale cards rebuilt
 KNOWLEDGE_LINT: Final = "strata.knowledge.lint"  # scheduled (celery beat): strata lint per repo
+KNOWLEDGE_EMBED: Final = "strata.knowledge.embed"  # after knowledge.sync: search vectors
 MAX_CHANGED_SYMBOLS = 5000
 
 

@@ -186,6 +186,48 @@ class TestPushWritesSearchDocuments:
         result = gql(api_url, token, "query($id: ID!) { job(id: $id) { result } }", {"id": job_id})
         assert result["job"]["result"]["search_documents"] == len(rows)
 
+    def test_vectors_follow_in_the_background(
+        self,
+        api_url: str,
+        worker: Any,
+        settings: Settings,
+        gateway: Gateway,
+        tmp_path: Path,
+        unique: str,
+    ) -> None:
+        name = f"vec-{unique}"
+        repo = GitRepo(tmp_path / name)
+        repo.write("app/__init__.py", "")
+        repo.write("app/pricing.py", PRICING)
+        c1 = repo.commit("pricing", C1)
+        keys = ServerKeys(settings.secret_key.get_secret_value())
+        RepoRegistry(gateway, keys).register(
+            name=name, provider="github", secret=SECRET, path=str(repo.path)
+        )
+        _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
+        accepted = webhook(api_url, name, ZERO, c1)
+        wait_job(api_url, token, accepted.json()["jobs"][0])
+        count = (
+            "MATCH (d:SearchDoc {repo: $repo}) "
+            "RETURN count(d) AS docs, count(d.embedding) AS vectors"
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            row = gateway.read(count, repo=name)[0]
+            if row["docs"] and row["vectors"] == row["docs"]:
+                break
+            time.sleep(0.5)
+        assert row["docs"] > 0 and row["vectors"] == row["docs"], row  # no search asked
+        jobs = gql(
+            api_url,
+            token,
+            "query($r: String!) { jobs(repository: $r) { kind state result } }",
+            {"r": name},
+        )["jobs"]
+        embeds = [j for j in jobs if j["kind"] == "knowledge.embed"]
+        assert [j["state"] for j in embeds] == ["SUCCEEDED"]
+        assert embeds[0]["result"]["embedded"] == row["docs"]
+
 
 class TestReindexCommand:
     """`strata reindex` queues through the API, follows the job, and reports the result."""

@@ -12,6 +12,7 @@ TASK_MODULES = (
     "strata_workers.tasks.code",
     "strata_workers.tasks.knowledge",
     "strata_workers.tasks.knowledge_sync",
+    "strata_workers.tasks.embed",
     "strata_workers.tasks.trace",
     "strata_workers.tasks.cards",
     "strata_workers.tasks.lint",

@@ -7,7 +7,7 @@ from typing import Any
 from celery import shared_task
 
 from strata.graph.store import FactStore
-from strata.jobs import KNOWLEDGE_SYNC, TRACE_SETTLE, FollowUpJob, parse_job
+from strata.jobs import KNOWLEDGE_EMBED, KNOWLEDGE_SYNC, TRACE_SETTLE, FollowUpJob, parse_job
 from strata.knowledge.sync import KnowledgeSync
 from strata_workers.followups import send_followup
 from strata_workers.runner import RETRY, job_run, registered_repository, repository_lock
@@ -41,5 +41,19 @@ def sync(self: Any, job: dict[str, Any]) -> dict[str, Any]:
         commit=parsed.commit,
         base=parsed.base,
         changed_symbols=parsed.changed_symbols,
+    )
+    # Vectors for the search documents the push wrote, off every request path: a
+    # search embeds only a few itself, so without this the vector retriever sees
+    # a large push's documents only after many searches.
+    send_followup(
+        self.app,
+        ctx,
+        KNOWLEDGE_EMBED,
+        queue=ctx.settings.queue_knowledge,
+        repo=parsed.repo,
+        ref=parsed.ref,
+        commit=parsed.commit,
+        base=parsed.base,
+        changed_symbols=[],
     )
     return summary
