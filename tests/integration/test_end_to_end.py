@@ -217,7 +217,8 @@ class TestPushWritesSearchDocuments:
             if row["docs"] and row["vectors"] == row["docs"]:
                 break
             time.sleep(0.5)
-        assert row["docs"] > 0 and row["vectors"] == row["docs"], row  # no search asked
+        assert row["docs"] > 0, row
+        assert row["vectors"] == row["docs"], row  # and no search asked for them
         jobs = gql(
             api_url,
             token,

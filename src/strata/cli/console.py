@@ -7,6 +7,7 @@ they use. Commands import what they need inside their bodies.
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -15,8 +16,11 @@ from rich.console import Console
 if TYPE_CHECKING:
     from strata.settings import Settings
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped (an agent, a log, `| less`), rich assumes 80 columns and cuts every table
+# cell to "co… fi…"; a wide fixed width keeps the words whole.
+PIPED_WIDTH = 240
+console = Console(width=None if sys.stdout.isatty() else PIPED_WIDTH)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPED_WIDTH)
 
 
 @cache
