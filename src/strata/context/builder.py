@@ -18,7 +18,7 @@ from strata.context.changed import add_changes, recent_start
 from strata.context.check import check_budget, check_task
 from strata.context.outline import Step, outline
 from strata.context.pack import Candidate, Cite, Line, Pack, fit
-from strata.context.route import Intent, Route, route
+from strata.context.route import Intent, Route, asks_change, route
 from strata.context.sources import BlobReader
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
@@ -36,6 +36,7 @@ _PATHLIKE = (".py", ".ts", ".js", ".go", ".java", ".rs", ".kt", ".cs", ".php", "
 class _Found:
     target: SymbolView | None = None
     chosen_by: str | None = None
+    by_search: bool = False  # the target is the top search hit, not a name the task gave
     candidates: list[Candidate] = field(default_factory=list)
     path_hint: str | None = None
     missing: str | None = None  # an explicit name that matched no symbol
@@ -107,6 +108,10 @@ class ContextBuilder:
                 pack.reasons.append("no symbol in the task or among the search hits")
             else:
                 self._gather(pack, routed.intent, found.target, as_of, repos=repos, timeout=timeout)
+                if found.by_search:
+                    # Search chose the target: the runners-up may be what the task means,
+                    # and an agent should see them (below the target's own evidence).
+                    pack.lines += ev.candidate_lines(pack.candidates, base=30)
         pack.sufficient = not pack.reasons
         if not pack.sufficient:
             gap = self._gap_cite(pack, repository, as_of, timeout)
@@ -167,6 +172,7 @@ class ContextBuilder:
             found.target = self._code.symbol(top.key, as_of, repos=repos, timeout=timeout)
             found.candidates = found.candidates[1:]
             found.chosen_by = f"chosen by search (score {top.score:.4f}); see candidates"
+            found.by_search = True
         return found
 
     def _by_name(
@@ -266,6 +272,12 @@ class ContextBuilder:
         pack.lines += ev.caller_lines(callers, section="Callers", base=55)
         pack.lines += ev.unresolved_line(callers.unresolved, target, base=35)
         pack.lines += self._linked(target, as_of, timeout)
+        if asks_change(pack.task):
+            # A fix or a change: the tests to run after it, as the find_tests intent ranks them.
+            reached = code.impact(
+                target.key, as_of, first=CALLS_FIRST, repos=repos, timeout=timeout
+            )
+            pack.lines += ev.reached_lines(reached.tests, section="Tests", what="test", base=45)
         history = code.history(target.key, limit=20, timeout=timeout)
         pack.lines += ev.history_lines(history[-3:], target, base=25)
         has_text = target.state.get("signature") or target.state.get("docstring")

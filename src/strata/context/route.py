@@ -52,6 +52,12 @@ _FLOW = re.compile(
     r"\b(flow|trace|walk\s+through|step\s+by\s+step|what\s+happens|control\s+flow|how\s+does)\b",
     re.IGNORECASE,
 )
+# A task that will change code (any intent): its pack also names the tests to run after.
+_CHANGE = re.compile(
+    r"\b(fix(es|ed|ing)?|bug|broken|breaks?|crash(es|ed)?|errors?|exceptions?|fails?|failing|"
+    r"wrong|incorrect|regression|change|modify|refactor|rename|implement|add|support|handle)\b",
+    re.IGNORECASE,
+)
 # Words that look like qualified names but are not code (file extensions alone, e.g.).
 _NOT_NAMES = frozenset({"e.g", "i.e", "etc"})
 
@@ -118,3 +124,8 @@ def _since(text: str) -> datetime | None:
         return datetime.fromisoformat(m.group(1)).replace(tzinfo=UTC)
     except ValueError:
         return None
+
+
+def asks_change(task: str) -> bool:
+    """Whether ``task`` asks for a change to the code (a fix, a feature, a refactor)."""
+    return _CHANGE.search(task) is not None

@@ -46,6 +46,25 @@ class TestIntents:
         assert len(texts(pack, "History")) == 2  # the body changed at C2
         assert_cited(pack, shop)
 
+    def test_fix_task_names_the_tests_to_run(self, builder: ContextBuilder, shop: Shop) -> None:
+        pack = builder.build("fix the bug in `Cart.total` with empty carts", shop.name)
+        assert pack.intent == "explain"
+        assert texts(pack, "Tests") == ["test `test_cart.test_total` reaches it (depth 1)"]
+        plain = builder.build("explain `Cart.total`", shop.name)
+        assert texts(plain, "Tests") == []  # not a change: no tests asked for
+
+    def test_search_chosen_target_shows_the_runners_up(
+        self, builder: ContextBuilder, shop: Shop
+    ) -> None:
+        pack = builder.build("how is the price rounded", shop.name, budget_tokens=2000)
+        assert pack.sufficient
+        assert pack.candidates
+        shown = texts(pack, "Candidates")
+        assert shown
+        assert shown[0].endswith(f"(id `{pack.candidates[0].key}`)")
+        named = builder.build("explain `discount`", shop.name, budget_tokens=2000)
+        assert texts(named, "Candidates") == []  # the task named its target
+
     def test_find_tests(self, builder: ContextBuilder, shop: Shop) -> None:
         pack = builder.build("which tests cover Cart.total?", shop.name)
         assert pack.sufficient

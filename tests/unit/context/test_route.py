@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from strata.context.route import Intent, route
+from strata.context.route import Intent, asks_change, route
 
 
 class TestIntent:
@@ -65,3 +65,18 @@ class TestTargets:
     def test_since(self) -> None:
         assert route("changes since 2025-05-15").since == datetime(2025, 5, 15, tzinfo=UTC)
         assert route("changes since 2025-13-45").since is None
+
+
+@pytest.mark.parametrize(
+    ("task", "change"),
+    [
+        ("fix the bug where proxies from the environment win", True),
+        ("Crash when the cookie header is empty", True),
+        ("add retries to the HTTP adapter", True),
+        ("explain `Session.send`", False),
+        ("who calls `total`?", False),
+        ("prefix handling in the router", False),  # 'fix' only as a whole word
+    ],
+)
+def test_asks_change(task: str, change: bool) -> None:
+    assert asks_change(task) is change
