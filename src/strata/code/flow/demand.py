@@ -8,9 +8,15 @@ is read, by running the statements that may write it (each statement at most
 once, memoised): a local's assignments, a function's returns, the call sites
 that may pass a parameter its argument (found by the callee's name), the
 attribute assignments of the attribute's name. A variable read while it is
-being computed (a cycle) answers what it has so far, and a chain of demands
-deeper than :data:`MAX_DEMAND` answers nothing: bounded work per question,
-at the price of the fixpoint's completeness on recursive flows.
+being computed (a cycle) answers what it has so far; a variable first read in a
+chain of demands deeper than :data:`MAX_DEMAND` answers what it has too and is
+computed later, from the top (bounded stack). Either way the statement that read
+it is noted as its reader, and when the variable grows the reader runs again: a
+worklist over the statements demand reached, drained before a call site's
+answer is given, at most :data:`MAX_ROUNDS` runs per statement on average.
+Without that, a call site's answer depended on which questions came before it:
+a call run deep inside another variable's computation kept the empty answer it
+got there (every ``app.url_path_for()`` of a test module, in one repository).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from strata.code.flow.model import Attr, FileFlow, FlowCall, Function, Item, Name, Param
-from strata.code.flow.solver import Lookup, Solver, Value, Var, yields_of
+from strata.code.flow.solver import MAX_ROUNDS, Lookup, Solver, Value, Var, yields_of
 from strata.code.flow.values import file_of
 
 MAX_DEMAND = 16  # nested variable computations before a read answers what it has
@@ -44,6 +50,11 @@ class DemandSolver(Solver):
         self._calls_by_name: dict[str, list[Statement]] = defaultdict(list)
         self._decorated_by: dict[str, list[Statement]] = defaultdict(list)
         self._call_statement: dict[int, Statement] = {}
+        self._by_key: dict[int, Statement] = {}  # statements run so far, by number
+        self._running = -1  # the number of the statement running now (-1: none)
+        self._draining = False
+        self._deferred: list[Var] = []  # cut off by MAX_DEMAND: computed when settling
+        self.reruns = 0
         for path, flow in flows.items():
             for function in flow.functions:
                 self._index_function(path, function)
@@ -101,7 +112,26 @@ class DemandSolver(Solver):
         statement = self._call_statement.get(id(call))
         if statement is not None:
             self._run(statement)
+        self._settle()
         return self.sites.get(id(call), (set(), False))
+
+    def _settle(self) -> None:
+        """Run again every statement that read a variable which has grown since."""
+        if self._draining or self._depth:
+            return
+        self._draining = True
+        try:
+            queue, queued, deferred = self._queue, self._queued, self._deferred
+            while (queue or deferred) and self.reruns < MAX_ROUNDS * len(self._by_key):
+                self.reruns += 1
+                if deferred:
+                    self.values(deferred.pop())  # at depth 0, as no statement's reader
+                    continue
+                number = queue.pop()
+                queued.discard(number)
+                self._apply_as(number, self._by_key[number])
+        finally:
+            self._draining = False
 
     # -- demand ------------------------------------------------------------------------
 
@@ -109,7 +139,11 @@ class DemandSolver(Solver):
         where = file_of(var)
         if self._current_path and where != self._current_path:
             self.file_deps[self._current_path].add(where)
-        if var not in self._done and self._depth < MAX_DEMAND:
+        if self._running >= 0:
+            self._readers[var].add(self._running)
+        if var not in self._done and self._depth >= MAX_DEMAND:
+            self._deferred.append(var)  # computed later, from the top: its readers re-run
+        elif var not in self._done:
             self._done.add(var)
             self._depth += 1
             try:
@@ -126,12 +160,20 @@ class DemandSolver(Solver):
         if key in self._ran:
             return
         self._ran.add(key)
-        outer = self._current_path
-        self._current_path = statement[1]
+        # Readers are numbered in the order they first ran, not by id(): the order the
+        # worklist re-runs them in is then the same in every process.
+        number = len(self._by_key)
+        self._by_key[number] = statement
+        self._apply_as(number, statement)
+
+    def _apply_as(self, number: int, statement: Statement) -> None:
+        """Run ``statement`` as the reader ``number`` of what it reads."""
+        outer, outer_key = self._current_path, self._running
+        self._current_path, self._running = statement[1], number
         try:
             self._apply(*statement)
         finally:
-            self._current_path = outer
+            self._current_path, self._running = outer, outer_key
 
     def _writers(self, var: Var) -> list[Statement]:
         kind = var[0]
