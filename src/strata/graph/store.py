@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.errors import OntologyViolation, TransientDatabaseError
-from strata.facts import EdgeFact, Fact, StateFact, state_key
+from strata.facts import EdgeFact, Fact, StateFact
 from strata.graph.closures import Closures, OpenVersion, closing_facts
 from strata.graph.gateway import Gateway, Tx, checked_label, checked_rel_type
 from strata.graph.rows import (
@@ -184,12 +184,17 @@ class FactStore:
         return closing_facts(self._ontology, self.open_slots(layer, scopes), facts, at, repo)
 
     def _group(self, facts: Sequence[Fact]) -> _Batch:
+        """Group checked ``facts`` by slot. The writer checked every identity before
+        the batch got here, so keys are composed without checking them again."""
         states: dict[StateSlot, list[StateFact]] = defaultdict(list)
         edges: dict[EdgeSlot, list[EdgeFact]] = defaultdict(list)
         identities: dict[StateSlot, Mapping[str, Any]] = {}
         for fact in facts:
             if isinstance(fact, StateFact):
-                slot = (fact.label, state_key(self._ontology, fact))
+                key = fact.key
+                if key is None:
+                    key = self._ontology.node(fact.label).make_key(fact.identity)
+                slot = (fact.label, key)
                 states[slot].append(fact)
                 identities.setdefault(slot, fact.identity)
             else:
