@@ -20,16 +20,9 @@ SLIM_PROJECTION = (
     "created_at: toString(r.created_at), invalidated_at: toString(r.invalidated_at)}"
 )
 
-# Merge the nodes of a batch's state slots, lock each (``SET _lock`` then
-# ``REMOVE``: Neo4j's documented way to take a write lock before reading), and
-# read, under that lock, the current versions that end after the earliest
-# change planned for the slot (older valid history is never read): one
-# statement and one key lookup per slot. A node without such a version answers
-# one row with a null ``ref``; ``node`` addresses it in the writes that follow.
-MERGE_LOCK_READ = """
-UNWIND $rows AS row
-MERGE (n:{label} {{key: row.key}})
-ON CREATE SET n += row.identity, n.created_at = datetime($tx)
+# What both lock-and-read statements do once their row's node is found: lock it,
+# then read its current versions under the lock.
+_LOCK_THEN_READ = """
 SET n._lock = true
 REMOVE n._lock
 WITH n, row
@@ -39,19 +32,28 @@ RETURN row.key AS key, elementId(n) AS node, elementId(r) AS ref,
        CASE WHEN r IS NULL THEN null ELSE {projection} END AS props
 """
 
+# Merge the nodes of a batch's state slots, lock each (``SET _lock`` then
+# ``REMOVE``: Neo4j's documented way to take a write lock before reading), and
+# read, under that lock, the current versions that end after the earliest
+# change planned for the slot (older valid history is never read): one
+# statement and one key lookup per slot. A node without such a version answers
+# one row with a null ``ref``; ``node`` addresses it in the writes that follow.
+MERGE_LOCK_READ = (
+    """
+UNWIND $rows AS row
+MERGE (n:{label} {{key: row.key}})
+ON CREATE SET n += row.identity, n.created_at = datetime($tx)"""
+    + _LOCK_THEN_READ
+)
+
 # The same for slots whose facts only close (no identity to create a node
 # from): a node that does not exist has nothing to close and answers no row.
-LOCK_READ = """
+LOCK_READ = (
+    """
 UNWIND $rows AS row
-MATCH (n:{label} {{key: row.key}})
-SET n._lock = true
-REMOVE n._lock
-WITH n, row
-OPTIONAL MATCH (n)-[r:STATE]->(n)
-WHERE r.expired_at IS NULL AND (r.invalid_at IS NULL OR r.invalid_at > datetime(row.since))
-RETURN row.key AS key, elementId(n) AS node, elementId(r) AS ref,
-       CASE WHEN r IS NULL THEN null ELSE {projection} END AS props
-"""
+MATCH (n:{label} {{key: row.key}})"""
+    + _LOCK_THEN_READ
+)
 
 LOCK_NODES = """
 UNWIND $keys AS key
