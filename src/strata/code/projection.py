@@ -61,6 +61,9 @@ class CodeProjection:
                 "Symbol",
             )
         }
+        # A run asks for the same references over and over (every call to a popular
+        # function, every fact of a file names its File): compose each key once.
+        self._refs: dict[tuple[str, str, str], NodeRef] = {}
 
     # -- identities and references ------------------------------------------------------
 
@@ -80,16 +83,23 @@ class CodeProjection:
         return NodeRef(label, self._keys[label].make_key(identity))
 
     def file_ref(self, path: str) -> NodeRef:
-        return self.ref("File", self.file_identity(path))
+        found = self._refs.get(("File", path, ""))
+        if found is None:
+            found = self._refs["File", path, ""] = self.ref("File", self.file_identity(path))
+        return found
 
     def symbol_ref(self, path: str, qualname: str) -> NodeRef:
-        identity = {
-            "repo": self.snapshot.repo,
-            "ref": self.snapshot.ref,
-            "path": path,
-            "qualname": qualname,
-        }
-        return NodeRef("Symbol", self._keys["Symbol"].make_key(identity))
+        found = self._refs.get(("Symbol", path, qualname))
+        if found is None:
+            identity = {
+                "repo": self.snapshot.repo,
+                "ref": self.snapshot.ref,
+                "path": path,
+                "qualname": qualname,
+            }
+            found = NodeRef("Symbol", self._keys["Symbol"].make_key(identity))
+            self._refs["Symbol", path, qualname] = found
+        return found
 
     def scope(self, path: str) -> str:
         return self.file_ref(path).key

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from strata.facts import EdgeFact, Fact, StateFact, state_key
-from strata.graph.store import Closures, FactStore, OpenVersion, closing_facts
+from strata.graph.closures import Closures, OpenVersion, closing_facts
+from strata.graph.store import FactStore
 from strata.ontology.model import STATE, Layer
 from strata.temporal import aware, content_hash, from_wire
 
