@@ -145,9 +145,7 @@ def recorded_map(front: Mapping[str, Any]) -> PathMap:
     if not isinstance(recorded, Mapping):
         return NO_MAP
     packages = recorded.get("packages") or {}
-    entries = tuple(
-        Boundary(str(path), str(name)) for path, name in sorted(dict(packages).items())
-    )
+    entries = tuple(Boundary(str(path), str(name)) for path, name in sorted(dict(packages).items()))
     return PathMap(entries, bool(recorded.get("replace", False)))
 
 

@@ -118,6 +118,11 @@ def card_of(node: dict[str, Any], state: dict[str, Any]) -> Card:
 def _review_properties(review: ProseReview | None) -> dict[str, Any]:
     if review is None:
         return {}
+    decided = {
+        "reviewed_by": review.reviewed_by,
+        "reviewed_at": review.reviewed_at,
+        "review_note": review.note or None,
+    }
     return {
         "status": review.status,
         "review": list(review.reasons),
@@ -125,6 +130,7 @@ def _review_properties(review: ProseReview | None) -> dict[str, Any]:
         "drafts": review.drafts,
         "tokens": review.tokens,
         "cost": review.cost,
+        **{k: v for k, v in decided.items() if v is not None},
     }
 
 
@@ -138,4 +144,7 @@ def _review_of(state: dict[str, Any]) -> ProseReview | None:
         drafts=int(state.get("drafts") or 0),
         tokens=int(state.get("tokens") or 0),
         cost=float(state.get("cost") or 0.0),
+        reviewed_by=state.get("reviewed_by"),
+        reviewed_at=state.get("reviewed_at"),
+        note=state.get("review_note") or "",
     )
