@@ -9,7 +9,10 @@ time. A ``needs_review`` card waits for a reviewer (or a change of its sources).
 Which cards need it is decided on the snapshot's skeleton (files and their
 hashes, dependency counts, links); symbols, calls and changes are read only
 for those packages. A card whose package is gone at the commit is closed there
-(``invalid_at``): it reads as it was as of before, and no longer after.
+(``invalid_at``): it reads as it was as of before, and no longer after. Two
+pushes racing: the worker runs one card run per repository and ref at a time
+(a lock), and a run at a commit older than a stored card leaves that card as it
+is (``superseded``): a late run of an older push never replaces a newer card.
 
 Resumable: cards are stored as they finish (one write per card when a model
 drafts, since each costs seconds; batches of :data:`BATCH` otherwise), and a
@@ -46,6 +49,7 @@ class RunResult:
     rebuilt: list[Card] = field(default_factory=list)
     fresh: int = 0
     closed: list[Card] = field(default_factory=list)  # cards whose package vanished
+    superseded: list[Card] = field(default_factory=list)  # compiled at a later commit
     steps: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
@@ -58,6 +62,7 @@ class RunResult:
             "rebuilt": sorted(c.name for c in self.rebuilt),
             "fresh": self.fresh,
             "closed": sorted(c.name for c in self.closed),
+            "superseded": sorted(c.name for c in self.superseded),
             "needs_review": sorted(by_status.get("needs_review", [])),
             "prose_failed": sorted(by_status.get("prose_failed", [])),
             "published_prose": sorted(by_status.get("published", [])),
@@ -101,10 +106,17 @@ class CardPipeline:
                     repo, ref, commit, git=git, packages=set(), boundaries=_map_of(stored)
                 )
             considered = [p for p in sorted(snap.packages) if packages is None or p in packages]
-            wanted = [p for p in considered if self._wants(stored.get(p), snap)]
+            # a card already compiled at a later commit is not rebuilt from an earlier one
+            # (a late run of an older push): it stays, and the run says so
+            later = [p for p in considered if _later(stored.get(p), snap)]
+            wanted = [p for p in considered if p not in later and self._wants(stored.get(p), snap)]
             with steps.step("detail", packages=len(wanted)):
                 load_detail(self.service.gateway, snap, set(wanted))
-            result = RunResult(snap.commit, fresh=len(considered) - len(wanted))
+            result = RunResult(
+                snap.commit,
+                fresh=len(considered) - len(wanted) - len(later),
+                superseded=[stored[p] for p in later],
+            )
             pending: list[Card] = []
             with self._loop() as run:
                 for number, package in enumerate(wanted, 1):
@@ -161,6 +173,10 @@ class CardPipeline:
             return
         with asyncio.Runner() as loop:
             yield run_on(loop)
+
+
+def _later(stored: Card | None, snap: Snapshot) -> bool:
+    return stored is not None and stored.valid_at > snap.valid_at
 
 
 def _map_of(stored: dict[str, Card]) -> PathMap:
