@@ -174,6 +174,13 @@ def corruptions(card: Card, snap: Snapshot) -> list[tuple[str, str, tuple[str, s
     )
     if elsewhere is not None:
         found.append(("## Tests\n\n", f"## Tests\n\n- `{elsewhere}`\n", ("test", elsewhere)))
+    mine = snap.symbols_of(card.package)
+    plain = next((s.ref for s in mine if not s.test), None)
+    if plain is not None:  # a real symbol of the package that is no test
+        found.append(("## Tests\n\n", f"## Tests\n\n- `{plain}`\n", ("test", plain)))
+    if mine:  # a test that is not (or no longer) there, next to the package's own files
+        gone = f"{mine[0].path}:test_vanished"
+        found.append(("## Tests\n\n", f"## Tests\n\n- `{gone}`\n", ("test", gone)))
     for claim in card.claims:
         if claim.kind == "depends_on":
             wrong = claim.detail.replace("imports ", "imports 9")

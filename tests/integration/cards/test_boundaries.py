@@ -14,7 +14,7 @@ from strata.code.indexer import CodeIndexer
 from strata.errors import ValidationError
 from strata.git import Git
 from strata.ontology import Ontology
-from tests.integration.cards.conftest import Indexed
+from tests.integration.cards.conftest import Indexed, push
 
 C3 = datetime(2025, 7, 1, tzinfo=UTC)
 
@@ -24,13 +24,6 @@ packages:
     name: beta-tests
     owners: ["@qa"]
 """
-
-
-def push(indexed: Indexed, indexer: CodeIndexer, message: str, when: datetime) -> str:
-    sha = indexed.git.commit(message, when)
-    indexer.index(Git(indexed.git.path), indexed.repo, "main", sha)
-    indexed.shas.append(sha)
-    return sha
 
 
 class TestPathMap:

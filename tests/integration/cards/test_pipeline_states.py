@@ -19,7 +19,7 @@ from strata.graph.gateway import Gateway
 from strata.ontology import Ontology
 from strata.temporal import AsOf
 from tests.gitrepo import GitRepo
-from tests.integration.cards.conftest import ALPHA_CORE, C1, C2, Indexed
+from tests.integration.cards.conftest import ALPHA_CORE, C1, C2, Indexed, push
 
 BIG = 5000
 
@@ -38,13 +38,6 @@ class CountingGateway:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
-
-
-def push(indexed: Indexed, indexer: CodeIndexer, message: str, when: datetime) -> str:
-    sha = indexed.git.commit(message, when)
-    indexer.index(Git(indexed.git.path), indexed.repo, "main", sha)
-    indexed.shas.append(sha)
-    return sha
 
 
 class TestVanishedPackage:
