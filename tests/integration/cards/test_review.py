@@ -21,7 +21,10 @@ from tests.integration.code.cli import cli
 
 __all__ = ["api", "make_api"]
 
-TRUE = "`beta` depends on `alpha` and calls `helper` to double numbers."
+TRUE = (
+    "`beta` depends on `alpha` and calls `helper` to double numbers. "
+    "Its command `beta/beta/service.py:main` runs the service."
+)
 INVENTED = "`beta` depends on `alpha` and depends on `gamma` for storage."
 
 
