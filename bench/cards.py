@@ -192,9 +192,13 @@ def corruptions(card: Card, snap: Snapshot) -> list[tuple[str, str, tuple[str, s
                 )
             )
         if claim.kind == "called_by":
+            # within "Used by": the same line may stand under "Depends on" too
+            used_by = text[text.index("## Used by") :]
+            line = f"- `{claim.object}`: {claim.detail}"
             found.append(
                 (
-                    f"- `{claim.object}`: {claim.detail}",
+                    f"## Used by{used_by[len('## Used by') : used_by.index(line)]}{line}",
+                    f"## Used by{used_by[len('## Used by') : used_by.index(line)]}"
                     f"- `{card.name}`: {claim.detail}",
                     ("called_by", card.name),
                 )
@@ -223,7 +227,7 @@ def main() -> None:
             path = django_repo(Path(tmp))
         else:
             path = write_repo(Path(tmp) / "repo", args.packages, args.files).path
-        files = sdists.git(path, "ls-files").splitlines()
+        files = [f for f in sdists.git(path, "ls-files").splitlines() if f.endswith(".py")]
         lines = sum((path / f).read_bytes().count(b"\n") for f in files)
         indexer = CodeIndexer(
             FactStore(gateway, ontology),
@@ -235,7 +239,8 @@ def main() -> None:
         started = time.perf_counter()
         indexer.index(git, name, "main", sha)
         print(
-            f"index ({args.repo}): {len(files)} files, {lines:,} lines in "
+            f"index ({args.repo}): {len(files)} Python files, {lines:,} lines (and the rest of "
+            f"the tree) in "
             f"{time.perf_counter() - started:.1f}s"
         )
         service = CardService(gateway, ontology)
