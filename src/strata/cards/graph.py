@@ -1,10 +1,14 @@
 """What a card is compiled from and checked against: one package graph as of a commit.
 
 A handful of as-of reads (one round trip each, every one bounded to the
-repository and ref) load the packages, their files and symbols, the imports
-and calls between files, the trace links into the symbols and the recent
-symbol changes. Compiling a card and checking a card both work on this
-snapshot, read fresh from the graph at the card's commit.
+repository and ref) load it in two parts. The skeleton: the packages, their
+files with content hashes, the imports and call counts between files and the
+trace links (what staleness and dependency lines need). The detail, for the
+packages asked for only: their symbols, what they call and their symbols'
+recent changes (indexed lookups by file path). A path map
+(:mod:`strata.cards.boundaries`) regroups the files before anything is
+counted. Compiling a card and checking a card both work on this snapshot,
+read fresh from the graph at the card's commit.
 """
 
 from __future__ import annotations
