@@ -28,13 +28,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from strata.cards.boundaries import NO_MAP, PathMap, recorded_map
 from strata.cards.compile import compile_card
-from strata.cards.gate import split_frontmatter
 from strata.cards.graph import Snapshot, load_detail
 from strata.cards.model import Card
 from strata.cards.prose import ProseWriter, run_on
-from strata.cards.service import CardService
+from strata.cards.service import CardService, recorded_boundaries
 from strata.cards.spans import Steps
 from strata.git import Git
 
@@ -103,7 +101,12 @@ class CardPipeline:
             with steps.step("snapshot"):
                 # the skeleton only: which cards need it is known before any symbol is read
                 snap = self.service.snapshot(
-                    repo, ref, commit, git=git, packages=set(), boundaries=_map_of(stored)
+                    repo,
+                    ref,
+                    commit,
+                    git=git,
+                    packages=set(),
+                    boundaries=recorded_boundaries(stored.values()),
                 )
             considered = [p for p in sorted(snap.packages) if packages is None or p in packages]
             # a card already compiled at a later commit is not rebuilt from an earlier one
@@ -177,13 +180,3 @@ class CardPipeline:
 
 def _later(stored: Card | None, snap: Snapshot) -> bool:
     return stored is not None and stored.valid_at > snap.valid_at
-
-
-def _map_of(stored: dict[str, Card]) -> PathMap:
-    """The path map the stored cards were compiled under: what a run without a clone keeps
-    (with one, the map at the commit wins)."""
-    for card in stored.values():
-        recorded = recorded_map(split_frontmatter(card.markdown)[0])
-        if recorded:
-            return recorded
-    return NO_MAP

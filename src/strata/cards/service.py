@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,8 +128,10 @@ class CardService:
         git: Git | None = None,
         packages: set[str] | None = None,
     ) -> list[Card]:
-        """Compile (and store) the cards; ``packages`` limits them to those paths."""
-        snap = self.snapshot(repo, ref, commit, git=git, packages=packages)
+        """Compile (and store) the cards; ``packages`` limits them to those paths. Without a
+        clone, the path map the stored cards were compiled under is kept."""
+        kept = recorded_boundaries(self.cards(repo, ref)) if git is None else NO_MAP
+        snap = self.snapshot(repo, ref, commit, git=git, packages=packages, boundaries=kept)
         cards = [compile_card(snap, p) for p in sorted(snap.packages) if snap.has_detail(p)]
         if cards:
             self.store.write(cards)
@@ -219,6 +222,16 @@ class CardService:
     def stale(self, repo: str, ref: str = "main") -> list[tuple[Card, Staleness]]:
         """The stored cards whose sources changed since they were compiled."""
         return [(c, s) for c, s in self.with_staleness(repo, ref) if s.stale]
+
+
+def recorded_boundaries(cards: Iterable[Card]) -> PathMap:
+    """The path map stored cards were compiled under (what a run without a clone keeps;
+    with one, the map at the commit wins)."""
+    for card in cards:
+        recorded = recorded_map(split_frontmatter(card.markdown)[0])
+        if recorded:
+            return recorded
+    return NO_MAP
 
 
 def export_cards(cards: list[Card], directory: Path) -> list[Path]:

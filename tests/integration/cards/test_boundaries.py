@@ -55,6 +55,10 @@ class TestPathMap:
         }
         assert [c.name for c, s in service.with_staleness(indexed.repo) if s.stale] == []
         assert lint_repository(service.gateway, ontology, indexed.repo).ok
+        # a build without a clone keeps the map the stored cards were compiled under
+        rebuilt = service.build(indexed.repo)
+        assert sorted(c.name for c in rebuilt) == ["alpha", "beta", "beta-tests"]
+        assert [c.fingerprint for c in rebuilt] == [cards[c.name].fingerprint for c in rebuilt]
 
     def test_replace_keeps_only_the_mapped_packages(
         self, indexed: Indexed, indexer: CodeIndexer, service: CardService
