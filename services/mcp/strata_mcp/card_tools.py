@@ -1,10 +1,11 @@
-"""The `cards` and `lint` tools: a repository's knowledge cards (and review queue) and its
-lint, on the same key checks as every tool."""
+"""The `cards`, `lint` and `review_card` tools: a repository's knowledge cards (and review
+queue), its lint, and a reviewer's decision on a queued card (write scope), on the same key
+checks as every tool."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
@@ -12,6 +13,7 @@ from pydantic import BaseModel, Field
 from strata.cards import CardService, Staleness
 from strata.cards.lint import lint_repository
 from strata.cards.model import Card
+from strata.cards.review import decide
 from strata.security import Principal
 
 if TYPE_CHECKING:
@@ -61,7 +63,7 @@ def register_card_tools(
     who: Callable[[Context], Awaitable[Principal]],
     run: Callable[..., Awaitable[Any]],
 ) -> None:
-    """Register `cards` and `lint` on ``mcp``."""
+    """Register `cards`, `lint` and `review_card` on ``mcp``."""
     timeout = core.settings.request_timeout_s
     service = CardService(core.gateway, core.ontology)
 
@@ -105,3 +107,30 @@ def register_card_tools(
             lint_repository, core.gateway, core.ontology, repository, timeout=timeout
         )
         return LintOut(repository=repository, ok=report.ok, report=report.to_json())
+
+    @mcp.tool(
+        description=(
+            "Decide on a card in the review queue (write scope): approve publishes its "
+            "queued draft as a new version of the card (only when the exact gate passes it "
+            "again), reject keeps the card without it. Who, when and why are recorded."
+        )
+    )
+    async def review_card(
+        repository: Annotated[str, Field(min_length=1, max_length=200)],
+        package: Annotated[str, Field(min_length=1, max_length=500)],
+        decision: Literal["approve", "reject"],
+        ctx: Context,
+        note: Annotated[str, Field(max_length=2000)] = "",
+    ) -> CardOut:
+        principal = await who(ctx)
+        principal.require("write", repository)
+        card = await run(
+            decide,
+            service,
+            repository,
+            package,
+            "approved" if decision == "approve" else "rejected",
+            by=f"key:{principal.key_id}",
+            note=note,
+        )
+        return CardOut.of(card, Staleness())

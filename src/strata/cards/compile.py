@@ -131,6 +131,7 @@ def compile_card(snap: Snapshot, package: str, *, generated_at: datetime | None 
         "commit": snap.commit,
         "generated_at": to_wire(at),
         "fingerprint": digest,
+        **snap.boundaries.frontmatter(),
         "claims": len(claims),
     }
     markdown = "---\n" + yaml.safe_dump(front, sort_keys=False) + "---\n\n" + "\n".join(body) + "\n"

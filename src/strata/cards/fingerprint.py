@@ -2,8 +2,9 @@
 
 A card's sources are its package's files (their content hash covers every
 symbol body and docstring in them), the texts of the requirements linked into
-it, and its cross-package dependency counts in both directions (a change in
-another package that adds or drops an import of this one changes this card).
+it, its cross-package dependency counts in both directions (a change in
+another package that adds or drops an import of this one changes this card),
+and the path map its packages were grouped by, if any.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def sources_of(snap: Snapshot, package: str) -> dict[str, str]:
     """The content hashes a card of ``package`` is compiled from, as of the snapshot."""
     files = snap.files.get(package, {})
     found = {f"file:{path}": digest for path, digest in files.items()}
+    found.update(snap.boundaries.sources())
     for link in snap.links:
         if snap.package_of.get(link.target.rsplit(":", 1)[0]) == package:
             found[f"req:{link.req_id}"] = text_hash(link.text)

@@ -244,6 +244,8 @@ class _Checker:
     def __init__(self, snap: Snapshot, package: str | None) -> None:
         self.snap = snap
         self.package = package
+        if package is not None and not snap.has_detail(package):
+            raise ValueError(f"the snapshot holds no detail of {package!r}: load it first")
         mine = snap.symbols_of(package) if package is not None else []
         self.symbols: dict[str, SymbolRow] = {s.ref: s for s in mine}
         if snap.names is None:
@@ -328,4 +330,6 @@ def _known_names(snap: Snapshot) -> set[str]:
         for s in rows:
             names.update((s.ref, s.name, s.qualname, s.qualified_name, f"{s.name}()"))
     names.update(link.req_id for link in snap.links)
+    for called in snap.callees.values():
+        names.update(called)  # what a package calls in another one it may name
     return names

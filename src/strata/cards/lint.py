@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from strata.cards.gate import check_card
-from strata.cards.graph import load_snapshot
 from strata.cards.service import CardService
 from strata.errors import NotFound
 from strata.graph.gateway import Gateway
@@ -191,9 +190,10 @@ def lint_repository(
         target = f"{row['path']}:{row['qualname']}"
         found.append(LintFinding("vanished_link", row["req_id"], f"{row['type']} {target}: {gone}"))
     if cards:
-        head = load_snapshot(gateway, repo, ref, timeout=timeout)
-        report.commit = head.commit
+        snaps = service.snapshots(repo, ref, timeout=timeout)
+        report.commit = snaps.at(None).commit
         for card in cards:
+            head = snaps.of_card(card, head=True)  # its package's detail, by its path map
             gate = check_card(list(card.claims), head)
             for claim, why in gate.unsupported:
                 message = f"{claim.kind} {claim.object!r}: {why} (as of {head.commit[:12]})"

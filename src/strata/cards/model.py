@@ -54,14 +54,16 @@ class Claim:
         return cls(data["kind"], data["subject"], data["object"], data.get("detail", ""))
 
 
-ProseStatus = Literal["published", "needs_review", "prose_failed"]
+ProseStatus = Literal["published", "needs_review", "prose_failed", "approved", "rejected"]
+Decision = Literal["approved", "rejected"]
 
 
 @dataclass(frozen=True, slots=True)
 class ProseReview:
     """How a card's model prose fared: published (it passed the gate), needs_review (every
     draft failed: the card is published without it) or prose_failed (the model could not
-    answer: retried by the next run)."""
+    answer: retried by the next run); then a reviewer's decision on a queued draft:
+    approved (the draft published) or rejected (the card stays without it)."""
 
     status: ProseStatus
     reasons: tuple[str, ...] = ()  # why the last draft failed, or the model's fault
@@ -69,6 +71,9 @@ class ProseReview:
     drafts: int = 0
     tokens: int = 0
     cost: float = 0.0
+    reviewed_by: str | None = None
+    reviewed_at: datetime | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)

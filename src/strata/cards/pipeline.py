@@ -1,10 +1,18 @@
-"""One card run: snapshot, then per package compile, (draft, gate, judge,) store.
+"""One card run: skeleton, detail of the cards to rebuild, then per package compile,
+(draft, gate, judge,) store; then close the cards whose package vanished.
 
 Which cards a run rebuilds: those whose sources changed since they were
 compiled (a push that touches one package rebuilds that package's card, and
 the cards whose dependency counts it changed), those that do not exist yet,
 and, when prose is on, those still without prose or whose model failed last
 time. A ``needs_review`` card waits for a reviewer (or a change of its sources).
+Which cards need it is decided on the snapshot's skeleton (files and their
+hashes, dependency counts, links); symbols, calls and changes are read only
+for those packages. A card whose package is gone at the commit is closed there
+(``invalid_at``): it reads as it was as of before, and no longer after. Two
+pushes racing: the worker runs one card run per repository and ref at a time
+(a lock), and a run at a commit older than a stored card leaves that card as it
+is (``superseded``): a late run of an older push never replaces a newer card.
 
 Resumable: cards are stored as they finish (one write per card when a model
 drafts, since each costs seconds; batches of :data:`BATCH` otherwise), and a
@@ -21,10 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from strata.cards.compile import compile_card
-from strata.cards.graph import Snapshot
+from strata.cards.graph import Snapshot, load_detail
 from strata.cards.model import Card
 from strata.cards.prose import ProseWriter, run_on
-from strata.cards.service import CardService
+from strata.cards.service import CardService, recorded_boundaries
 from strata.cards.spans import Steps
 from strata.git import Git
 
@@ -38,6 +46,8 @@ class RunResult:
     commit: str
     rebuilt: list[Card] = field(default_factory=list)
     fresh: int = 0
+    closed: list[Card] = field(default_factory=list)  # cards whose package vanished
+    superseded: list[Card] = field(default_factory=list)  # compiled at a later commit
     steps: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
@@ -49,6 +59,8 @@ class RunResult:
             "commit": self.commit,
             "rebuilt": sorted(c.name for c in self.rebuilt),
             "fresh": self.fresh,
+            "closed": sorted(c.name for c in self.closed),
+            "superseded": sorted(c.name for c in self.superseded),
             "needs_review": sorted(by_status.get("needs_review", [])),
             "prose_failed": sorted(by_status.get("prose_failed", [])),
             "published_prose": sorted(by_status.get("published", [])),
@@ -85,12 +97,29 @@ class CardPipeline:
         ``packages`` limits the run to those paths."""
         steps = self.steps
         with steps.step("run", repository=repo, ref=ref):
-            with steps.step("snapshot"):
-                snap = self.service.snapshot(repo, ref, commit, git=git)
             stored = {c.package: c for c in self.service.cards(repo, ref)}
+            with steps.step("snapshot"):
+                # the skeleton only: which cards need it is known before any symbol is read
+                snap = self.service.snapshot(
+                    repo,
+                    ref,
+                    commit,
+                    git=git,
+                    packages=set(),
+                    boundaries=recorded_boundaries(stored.values()),
+                )
             considered = [p for p in sorted(snap.packages) if packages is None or p in packages]
-            wanted = [p for p in considered if self._wants(stored.get(p), snap)]
-            result = RunResult(snap.commit, fresh=len(considered) - len(wanted))
+            # a card already compiled at a later commit is not rebuilt from an earlier one
+            # (a late run of an older push): it stays, and the run says so
+            later = [p for p in considered if _later(stored.get(p), snap)]
+            wanted = [p for p in considered if p not in later and self._wants(stored.get(p), snap)]
+            with steps.step("detail", packages=len(wanted)):
+                load_detail(self.service.gateway, snap, set(wanted))
+            result = RunResult(
+                snap.commit,
+                fresh=len(considered) - len(wanted) - len(later),
+                superseded=[stored[p] for p in later],
+            )
             pending: list[Card] = []
             with self._loop() as run:
                 for number, package in enumerate(wanted, 1):
@@ -106,8 +135,26 @@ class CardPipeline:
                     if self.progress is not None:
                         self.progress(number, len(wanted), card)
                 self._store(pending)
+            result.closed = self._close_vanished(stored, snap, packages)
         result.steps = steps.summary()
         return result
+
+    def _close_vanished(
+        self, stored: dict[str, Card], snap: Snapshot, packages: set[str] | None
+    ) -> list[Card]:
+        """Close, at the snapshot's commit, the cards whose package it no longer has (a
+        run at an older commit than a card closes nothing of it)."""
+        gone = [
+            card
+            for path, card in sorted(stored.items())
+            if path not in snap.packages
+            and (packages is None or path in packages)
+            and card.valid_at <= snap.valid_at
+        ]
+        if gone:
+            with self.steps.step("close", cards=len(gone)):
+                self.service.store.close(gone, snap.valid_at)
+        return gone
 
     def _wants(self, stored: Card | None, snap: Snapshot) -> bool:
         if stored is None or self.service.staleness(stored, snap).stale:
@@ -129,3 +176,7 @@ class CardPipeline:
             return
         with asyncio.Runner() as loop:
             yield run_on(loop)
+
+
+def _later(stored: Card | None, snap: Snapshot) -> bool:
+    return stored is not None and stored.valid_at > snap.valid_at

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from strata.cards.model import Card, Claim, ProseReview
-from strata.facts import Source
+from strata.facts import Source, StateFact
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore, WriteResult
 from strata.temporal import AsOf, as_of_predicate, decode_fact, fact_projection
@@ -37,7 +37,7 @@ class CardStore:
         facts = [
             self._writer.assert_state(
                 "Card",
-                {"repo": c.repo, "ref": c.ref, "package": c.package},
+                _identity(c),
                 {
                     "name": c.name,
                     "commit": c.commit,
@@ -52,6 +52,15 @@ class CardStore:
                 source=Source(commit=c.commit, path=c.package),
                 scope=f"card:{c.ref}:{c.package}",
             )
+            for c in cards
+        ]
+        return self._writer.write(facts)
+
+    def close(self, cards: Sequence[Card], at: datetime) -> WriteResult:
+        """The cards stop being true at ``at`` (their package vanished at that commit):
+        their current state gets ``invalid_at``; read as of before, they read as they were."""
+        facts = [
+            StateFact.closing("Card", self._writer.ref("Card", **_identity(c)).key, at)
             for c in cards
         ]
         return self._writer.write(facts)
@@ -77,6 +86,10 @@ class CardStore:
             **as_of.params(),
         )
         return [card_of(r["node"], decode_fact(r["state"])) for r in rows]
+
+
+def _identity(card: Card) -> dict[str, str]:
+    return {"repo": card.repo, "ref": card.ref, "package": card.package}
 
 
 def card_of(node: dict[str, Any], state: dict[str, Any]) -> Card:
@@ -105,6 +118,11 @@ def card_of(node: dict[str, Any], state: dict[str, Any]) -> Card:
 def _review_properties(review: ProseReview | None) -> dict[str, Any]:
     if review is None:
         return {}
+    decided = {
+        "reviewed_by": review.reviewed_by,
+        "reviewed_at": review.reviewed_at,
+        "review_note": review.note or None,
+    }
     return {
         "status": review.status,
         "review": list(review.reasons),
@@ -112,6 +130,7 @@ def _review_properties(review: ProseReview | None) -> dict[str, Any]:
         "drafts": review.drafts,
         "tokens": review.tokens,
         "cost": review.cost,
+        **{k: v for k, v in decided.items() if v is not None},
     }
 
 
@@ -125,4 +144,7 @@ def _review_of(state: dict[str, Any]) -> ProseReview | None:
         drafts=int(state.get("drafts") or 0),
         tokens=int(state.get("tokens") or 0),
         cost=float(state.get("cost") or 0.0),
+        reviewed_by=state.get("reviewed_by"),
+        reviewed_at=state.get("reviewed_at"),
+        note=state.get("review_note") or "",
     )

@@ -219,3 +219,52 @@ def verify(
     say(f"{len(results) - failed} of {len(results)} cards pass the gate")
     if failed:
         raise typer.Exit(1)
+
+
+def _decide(repo: str, ref: str, package: str, decision: str, by: str | None, note: str) -> None:
+    import getpass
+
+    from strata.cards.review import decide
+    from strata.cards.service import CardService
+    from strata.graph.gateway import Gateway
+    from strata.ontology import load_ontology
+
+    s = settings()
+    reviewer = by or f"cli:{getpass.getuser()}"
+    with Gateway.connect(s) as gateway:
+        service = CardService(gateway, load_ontology(s.ontology_dir))
+        card = decide(
+            service,
+            repo,
+            package,
+            "approved" if decision == "approve" else "rejected",
+            by=reviewer,
+            ref=ref,
+            note=note,
+        )
+    what = "published with its draft" if decision == "approve" else "kept without the prose"
+    say(f"{card.name} ({card.package}) at {card.commit[:12]}: {card.status} by {reviewer}, {what}")
+
+
+@app.command()
+def approve(
+    package: str = typer.Argument(..., help="The queued card's package (path or name)."),
+    repo: str = typer.Option(..., "--repo", help="The repository."),
+    ref: str = typer.Option("main", help="The ref."),
+    by: str | None = typer.Option(None, help="Who decides (default: cli:<login name>)."),
+    note: str = typer.Option("", help="Why (kept with the decision)."),
+) -> None:
+    """Publish a queued card's draft (the exact gate must still pass it): a new version."""
+    _decide(repo, ref, package, "approve", by, note)
+
+
+@app.command()
+def reject(
+    package: str = typer.Argument(..., help="The queued card's package (path or name)."),
+    repo: str = typer.Option(..., "--repo", help="The repository."),
+    ref: str = typer.Option("main", help="The ref."),
+    by: str | None = typer.Option(None, help="Who decides (default: cli:<login name>)."),
+    note: str = typer.Option("", help="Why (kept with the decision)."),
+) -> None:
+    """Take a queued card out of the queue without its draft: a new version, nothing lost."""
+    _decide(repo, ref, package, "reject", by, note)

@@ -153,6 +153,14 @@ def link_requirement(gateway: Gateway, ontology: Ontology, repo: str, sha: str) 
     )
 
 
+def push(indexed: Indexed, indexer: CodeIndexer, message: str, when: datetime) -> str:
+    """Commit what the test wrote into the indexed repository and index that commit."""
+    sha = indexed.git.commit(message, when)
+    indexer.index(Git(indexed.git.path), indexed.repo, "main", sha)
+    indexed.shas.append(sha)
+    return sha
+
+
 @pytest.fixture
 def indexed(
     tmp_path: Path, indexer: CodeIndexer, gateway: Gateway, ontology: Ontology, unique: str

@@ -40,3 +40,25 @@ def test_cards_and_lint(
     assert not lint.is_error, lint.content
     assert lint.structured_content["ok"] is True
     assert lint.structured_content["report"]["metrics"]["checked"]["cards"] == 2
+
+
+def test_review_card_needs_write(
+    settings: Settings, indexed: Indexed, service: CardService, make_key: Callable[..., str]
+) -> None:
+    """review_card takes a queued card out of the queue; a read key may not."""
+    from tests.integration.cards.test_review import INVENTED, queue_beta
+
+    queue_beta(service, indexed, INVENTED)
+    args = {"repository": indexed.repo, "package": "beta", "decision": "reject", "note": "no"}
+
+    async def go(token: str) -> Any:
+        async with stdio(settings, token) as client:
+            return await client.call_tool("review_card", args)
+
+    denied = anyio.run(go, make_key("read"))
+    assert denied.is_error
+    assert service.cards(indexed.repo, package="beta")[0].status == "needs_review"
+    done = anyio.run(go, make_key("write"))
+    assert not done.is_error, done.content
+    assert done.structured_content["status"] == "rejected"
+    assert service.needs_review(indexed.repo) == []

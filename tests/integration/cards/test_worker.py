@@ -72,6 +72,14 @@ def wait_cards(jobs: JobStore, repo: str, sha: str, timeout: float = 180) -> Job
     raise AssertionError("the cards job did not finish")
 
 
+def registered(gateway: Gateway, settings: Settings, name: str, repo: GitRepo) -> JobStore:
+    """The repository registered at its local path; the job store to watch its jobs in."""
+    RepoRegistry(gateway, ServerKeys(settings.secret_key.get_secret_value())).register(
+        name=name, provider="github", secret="s" * 32, path=str(repo.path)
+    )
+    return JobStore(redis.Redis.from_url(settings.redis_url))
+
+
 def test_push_rebuilds_only_stale_cards(
     worker_app: Any,
     settings: Settings,
@@ -99,3 +107,34 @@ def test_push_rebuilds_only_stale_cards(
     cards = {c.name: c.commit for c in service.cards(name)}
     assert cards == {"alpha": c2, "beta": c1}
     assert [c.name for c, s in service.with_staleness(name) if s.stale] == []
+
+
+def test_a_push_that_removes_a_package_closes_its_card(
+    worker_app: Any,
+    settings: Settings,
+    gateway: Gateway,
+    service: CardService,
+    tmp_path: Path,
+    unique: str,
+) -> None:
+    """End to end: the cards job closes the card at the removing commit; as of before, it reads."""
+    from datetime import timedelta
+
+    from strata.temporal import AsOf
+
+    name = f"cardsv-{unique}"
+    repo = two_packages(GitRepo(tmp_path / "v"))
+    c1 = repo.commit("first", C1)
+    jobs = registered(gateway, settings, name, repo)
+    push(worker_app, settings, jobs, name, c1)
+    wait_cards(jobs, name, c1)
+    for path in ("beta/pyproject.toml", "beta/beta/__init__.py", "beta/beta/service.py"):
+        repo.delete(path)
+    repo.delete("beta/tests/test_service.py")
+    c2 = repo.commit("drop beta", C2)
+    push(worker_app, settings, jobs, name, c2)
+    second = wait_cards(jobs, name, c2)
+    assert second.result["closed"] == ["beta"]
+    assert [c.name for c in service.cards(name)] == ["alpha"]
+    before = service.cards(name, as_of=AsOf.at(C2 - timedelta(days=1)))
+    assert [c.name for c in before] == ["alpha", "beta"]

@@ -1,6 +1,10 @@
-"""The ``card`` and ``cards`` queries: a repository's knowledge cards, as of a moment."""
+"""The ``card`` and ``cards`` queries: a repository's knowledge cards, as of a moment; the
+``approveCard`` and ``rejectCard`` mutations: a reviewer's decision on the review queue
+(write scope on the repository, like every write)."""
 
 from __future__ import annotations
+
+import asyncio
 
 import strawberry
 
@@ -85,3 +89,60 @@ class CardQuery:
             lint_repository, context.gateway, context.ontology, repository, ref
         )
         return LintReport.from_domain(report)
+
+
+@strawberry.type
+class CardMutation:
+    @strawberry.mutation(
+        description=(
+            "Approve the queued draft of a card in the review queue (needsReview): it is "
+            "published as a new version of the card, once the exact gate passes it again "
+            "(a draft with an unsupported structural claim cannot be approved). Write scope."
+        )
+    )
+    async def approve_card(
+        self,
+        info: Info,
+        repository: str,
+        package: str,
+        ref: str = "main",
+        note: str = "",
+    ) -> Card:
+        return await _decide(info, repository, package, ref, note, approve=True)
+
+    @strawberry.mutation(
+        description=(
+            "Reject the queued draft of a card in the review queue: the card stays published "
+            "without the prose, as a new version that records who, when and why. Write scope."
+        )
+    )
+    async def reject_card(
+        self,
+        info: Info,
+        repository: str,
+        package: str,
+        ref: str = "main",
+        note: str = "",
+    ) -> Card:
+        return await _decide(info, repository, package, ref, note, approve=False)
+
+
+async def _decide(
+    info: Info, repository: str, package: str, ref: str, note: str, *, approve: bool
+) -> Card:
+    from strata.cards.review import decide
+
+    context = info.context
+    context.principal.require("write", repository)
+    service = CardService(context.gateway, context.ontology)
+    card = await asyncio.to_thread(
+        decide,
+        service,
+        repository,
+        package,
+        "approved" if approve else "rejected",
+        by=f"key:{context.principal.key_id}",
+        ref=ref,
+        note=note,
+    )
+    return Card.from_domain(card)

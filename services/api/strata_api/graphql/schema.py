@@ -20,7 +20,7 @@ from strawberry.types.graphql import OperationType
 
 from strata.settings import Settings
 from strata_api.graphql.absence import ReasonsExtension
-from strata_api.graphql.cards import CardQuery
+from strata_api.graphql.cards import CardMutation, CardQuery
 from strata_api.graphql.code import CodeQuery
 from strata_api.graphql.code_changes import CodeChangesQuery
 from strata_api.graphql.context_pack import ContextQuery
@@ -30,7 +30,7 @@ from strata_api.graphql.introspection import INTROSPECTION_ROOTS, is_introspecti
 from strata_api.graphql.jobs import JobQuery
 from strata_api.graphql.knowledge import KnowledgeQuery
 from strata_api.graphql.limits import ExtensionFactory, Limits, hardening_extensions
-from strata_api.graphql.mutations import Mutation
+from strata_api.graphql.mutations import Mutation as BaseMutation
 from strata_api.graphql.ops import OpsQuery
 from strata_api.graphql.search import SearchQuery
 from strata_api.graphql.trace import TraceQuery
@@ -50,6 +50,11 @@ class Query(
     CardQuery,
 ):
     """Every read of the API."""
+
+
+@strawberry.type
+class Mutation(BaseMutation, CardMutation):
+    """Every write of the API."""
 
 
 class StrataSchema(strawberry.Schema):

@@ -41,8 +41,9 @@ class Card:
     )
     status: str | None = strawberry.field(
         description="Its model prose: published (passed the gate), needs_review (every draft "
-        "failed: published without it) or prose_failed (the model did not answer); null: "
-        "no prose was asked for."
+        "failed: published without it), prose_failed (the model did not answer), approved "
+        "(a reviewer published the queued draft) or rejected (a reviewer kept the card "
+        "without it); null: no prose was asked for."
     )
     review_reasons: list[str] = strawberry.field(
         description="Why the last draft failed the gate, or the model's fault."
@@ -53,6 +54,11 @@ class Card:
     drafts: int = strawberry.field(description="Model drafts it took (1 + redrafts).")
     tokens: int = strawberry.field(description="Model tokens spent on it.")
     cost: float = strawberry.field(description="What those tokens cost.")
+    reviewed_by: str | None = strawberry.field(
+        description="Who approved or rejected the queued draft (null: nobody yet)."
+    )
+    reviewed_at: datetime | None = strawberry.field(description="When they decided.")
+    review_note: str | None = strawberry.field(description="Why, in the reviewer's words.")
 
     @classmethod
     def from_domain(cls, card: CardView, staleness: Staleness | None = None) -> Card:
@@ -80,4 +86,7 @@ class Card:
             drafts=review.drafts if review else 0,
             tokens=review.tokens if review else 0,
             cost=review.cost if review else 0.0,
+            reviewed_by=review.reviewed_by if review else None,
+            reviewed_at=review.reviewed_at if review else None,
+            review_note=(review.note or None) if review else None,
         )
