@@ -1,22 +1,40 @@
-"""Shared rich console and the settings every command reads once.
+"""Shared rich consoles and the settings every command reads once.
 
 Nothing here (nor in any command module's top level) imports the settings, the
 graph driver or a layer: `strata --help` and `strata graphql` pay only for what
-they use. Commands import what they need inside their bodies.
+they use. Commands import what they need inside their bodies. Even rich loads
+only when a command first uses ``console`` or ``err_console`` (they are made on
+first access), so help and the quick `strata graphql` path never import it.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from strata.settings import Settings
 
-console = Console()
-err_console = Console(stderr=True)
+    console: Console
+    err_console: Console
+
+
+@cache
+def _console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+def __getattr__(name: str) -> Any:
+    """``console`` (stdout) and ``err_console`` (stderr), made on first access."""
+    if name == "console":
+        return _console(False)
+    if name == "err_console":
+        return _console(True)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
@@ -28,4 +46,5 @@ def settings() -> Settings:
 
 
 def say(message: str) -> None:
-    console.print(message, highlight=False)
+    """Print ``message`` (rich markup) on stdout."""
+    _console(False).print(message, highlight=False)
