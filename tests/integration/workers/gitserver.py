@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,41 +70,3 @@ def git_host(root: Path) -> Iterator[GitHost]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-
-
-def fast_commit(
-    path: Path,
-    files: Iterable[tuple[str, bytes]],
-    when: int,
-    *,
-    parent: str | None = None,
-) -> str:
-    """A commit on ``main`` of the repository at ``path`` (made if missing) written by
-    ``git fast-import``, without a work tree: tens of thousands of files in a second
-    or two. ``files`` (path, content) are the whole tree, or with ``parent`` the
-    files changed on top of it; equal contents are stored once. ``when``: epoch."""
-    if parent is None:
-        git("init", "-q", "-b", "main", str(path))
-    marks: dict[bytes, int] = {}
-    blobs: list[bytes] = []
-    tree: list[bytes] = []
-    for name, content in files:
-        mark = marks.get(content)
-        if mark is None:
-            mark = marks[content] = len(marks) + 1
-            blobs.append(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(content), content))
-        tree.append(b"M 100644 :%d %s\n" % (mark, name.encode()))
-    message = b"generated"
-    stream = b"".join(
-        [
-            *blobs,
-            b"commit refs/heads/main\n",
-            b"committer Dev <dev@example.com> %d +0000\n" % when,
-            b"data %d\n%s\n" % (len(message), message),
-            *([b"from %s\n" % parent.encode()] if parent else []),
-            *tree,
-            b"\n",
-        ]
-    )
-    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet"], input=stream, check=True)
-    return git("-C", str(path), "rev-parse", "refs/heads/main")
