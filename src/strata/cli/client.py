@@ -14,7 +14,7 @@ from typing import Any
 
 from strata.cli.answer import rows_of
 from strata.cli.output import Format, note, print_compact, print_json, print_table
-from strata.errors import EnvironmentProblem, StrataError, ValidationError
+from strata.errors import ConfigError, EnvironmentProblem, StrataError, ValidationError
 
 
 class ApiError(StrataError):
@@ -69,12 +69,28 @@ def post(query: str, variables: dict[str, Any], *, url: str | None, api_key: str
         raise ApiError(f"the API answered {status}: {text[:300]}") from exc
 
 
-def default_base() -> str:
-    """The local stack's API, from the settings."""
-    from strata.cli.console import settings
+# Settings.api_host / api_port and their defaults (tests/unit/cli/test_quick.py holds
+# them equal): the one thing `strata graphql` needs of the settings, read without
+# pydantic-settings, which cost more than the rest of the command.
+API_HOST = ("STRATA_API_HOST", "127.0.0.1")
+API_PORT = ("STRATA_API_PORT", 8000)
 
-    s = settings()
-    return f"http://{s.api_host}:{s.api_port}"
+
+def default_base() -> str:
+    """The local stack's API: ``STRATA_API_HOST`` and ``STRATA_API_PORT`` (read as the
+    settings read them: names in any case) or their defaults."""
+    import os
+
+    env = {k.upper(): v for k, v in os.environ.items()}
+    host = env.get(API_HOST[0], API_HOST[1])
+    raw_port = env.get(API_PORT[0], str(API_PORT[1]))
+    port = int(raw_port) if raw_port.strip().isdigit() else 0
+    if not 1 <= port <= 65535:
+        raise ConfigError(
+            f"invalid settings: {API_PORT[0]} must be a port number, not {raw_port[:40]!r}",
+            hint="check the STRATA_* environment variables",
+        )
+    return f"http://{host}:{port}"
 
 
 def run_graphql(

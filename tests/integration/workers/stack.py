@@ -257,3 +257,13 @@ def heads(base: str, token: str, name: str) -> dict[str, str]:
     """The current head of each indexed branch of ``name``."""
     repo = gql(base, token, BRANCHES, {"name": name})["repository"]
     return {b["ref"]: b["head"] for b in repo["branches"]} if repo else {}
+
+
+@contextmanager
+def running_stack(tmp: Path, prefix: str, **overrides: Any) -> Iterator[tuple[Settings, str]]:
+    """An API process and a prefork worker on queues of their own: (settings, base URL)."""
+    from datetime import UTC, datetime
+
+    settings = stack_settings(f"{prefix}-{datetime.now(UTC).strftime('%H%M%S%f')}", **overrides)
+    with api_process(settings) as base, worker_process(settings, tmp):
+        yield settings, base

@@ -24,14 +24,12 @@ from strata.settings import Settings
 from strata.testing import fast_commit
 from tests.integration.workers.stack import (
     ZERO,
-    api_process,
     gql,
     heads,
     push,
     register,
-    stack_settings,
+    running_stack,
     wait_job,
-    worker_process,
 )
 
 FILES = 50_000
@@ -61,11 +59,8 @@ def _tree() -> Iterator[tuple[str, bytes]]:
 def stack(
     gateway: Gateway, redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Settings, str]]:
-    tmp = tmp_path_factory.mktemp("many-files")
-    unique = datetime.now(UTC).strftime("%H%M%S%f")
-    settings = stack_settings(f"many-{unique}")
-    with api_process(settings) as base, worker_process(settings, tmp):
-        yield settings, base
+    with running_stack(tmp_path_factory.mktemp("many-files"), "many") as running:
+        yield running
 
 
 def _files(gateway: Gateway, name: str) -> int:

@@ -31,13 +31,11 @@ from tests.gitrepo import GitRepo
 from tests.integration.workers.gitserver import GitHost, git, git_host
 from tests.integration.workers.stack import (
     ZERO,
-    api_process,
     heads,
     push,
     register,
-    stack_settings,
+    running_stack,
     wait_job,
-    worker_process,
 )
 
 C1 = datetime(2025, 9, 1, tzinfo=UTC)
@@ -49,10 +47,8 @@ def stack(
     gateway: Gateway, redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Settings, str]]:
     tmp = tmp_path_factory.mktemp("mirror-faults")
-    unique = datetime.now(UTC).strftime("%H%M%S%f")
-    settings = stack_settings(f"mirror-{unique}", mirrors_dir=tmp / "mirrors")
-    with api_process(settings) as base, worker_process(settings, tmp):
-        yield settings, base
+    with running_stack(tmp, "mirror", mirrors_dir=tmp / "mirrors") as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +83,18 @@ class Upstream:
         self.clone._git("push", "-q", "origin", "main")
 
 
+def _first_push(
+    stack: tuple[Settings, str], gateway: Gateway, host: GitHost, work: Path, name: str
+) -> tuple[Upstream, str, str]:
+    """``name`` published on the host with one commit, registered by URL and indexed
+    (its mirror cloned): the upstream, a read key, the commit."""
+    up = Upstream(host, name, work)
+    c1 = up.commit()
+    token = register(stack[0], gateway, name, url=up.url)
+    assert _indexed(stack, token, name, ZERO, c1)["state"] == "SUCCEEDED"
+    return up, token, c1
+
+
 def _mirror(settings: Settings, name: str) -> Path:
     return settings.mirrors_dir / f"{name}.git"
 
@@ -107,12 +115,9 @@ class TestCommitsTheMirrorLacks:
         tmp_path: Path,
         unique: str,
     ) -> None:
-        settings, base = stack
+        _settings, base = stack
         name = f"fetch-{unique}"
-        up = Upstream(host, name, tmp_path / "dev")
-        c1 = up.commit()
-        token = register(settings, gateway, name, url=up.url)
-        assert _indexed(stack, token, name, ZERO, c1)["state"] == "SUCCEEDED"
+        up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
         c2 = up.commit()  # on the host, not yet in the mirror
         job = _indexed(stack, token, name, c1, c2)
         assert job["state"] == "SUCCEEDED", job
@@ -127,12 +132,9 @@ class TestCommitsTheMirrorLacks:
         tmp_path: Path,
         unique: str,
     ) -> None:
-        settings, base = stack
+        _settings, base = stack
         name = f"late-{unique}"
-        up = Upstream(host, name, tmp_path / "dev")
-        c1 = up.commit()
-        token = register(settings, gateway, name, url=up.url)
-        assert _indexed(stack, token, name, ZERO, c1)["state"] == "SUCCEEDED"
+        up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
         c2 = up.commit(publish=False)  # the webhook comes before the host has the commit
         job_id = push(base, name, c1, c2)
         later = threading.Timer(1.5, up.publish)
@@ -154,10 +156,7 @@ class TestCommitsTheMirrorLacks:
     ) -> None:
         settings, base = stack
         name = f"never-{unique}"
-        up = Upstream(host, name, tmp_path / "dev")
-        c1 = up.commit()
-        token = register(settings, gateway, name, url=up.url)
-        assert _indexed(stack, token, name, ZERO, c1)["state"] == "SUCCEEDED"
+        _up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
         job = _indexed(stack, token, name, c1, MISSING)
         assert job["state"] == "FAILED", job
         error = job["error"]
@@ -197,10 +196,7 @@ class TestShallowMirror:
     ) -> None:
         settings, base = stack
         name = f"shallow-{unique}"
-        up = Upstream(host, name, tmp_path / "dev")
-        c1 = up.commit()
-        token = register(settings, gateway, name, url=up.url)
-        assert _indexed(stack, token, name, ZERO, c1)["state"] == "SUCCEEDED"
+        up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
         up.commit()
         c3 = up.commit()
         # The mirror replaced by a depth-1 clone at c3: the indexed head c1 is cut off.
@@ -230,10 +226,7 @@ class TestMirrorRemovedUnderARunningJob:
     ) -> None:
         settings, base = stack
         name = f"removed-{unique}"
-        up = Upstream(host, name, tmp_path / "dev")
-        c1 = up.commit()
-        token = register(settings, gateway, name, url=up.url)
-        assert _indexed(stack, token, name, ZERO, c1)["state"] == "SUCCEEDED"
+        up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
         c2 = up.commit()
         mirror = _mirror(settings, name)
         client = redis.Redis.from_url(settings.redis_url)

@@ -23,14 +23,12 @@ from strata.graph.gateway import Gateway
 from tests.gitrepo import GitRepo
 from tests.integration.workers.stack import (
     ZERO,
-    api_process,
     gql,
     heads,
     push,
     register,
-    stack_settings,
+    running_stack,
     wait_job,
-    worker_process,
 )
 
 C1 = datetime(2025, 10, 1, tzinfo=UTC)
@@ -93,12 +91,10 @@ def pushed(
     gateway: Gateway, redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Pushed]:
     tmp = tmp_path_factory.mktemp("odd-files")
-    unique = datetime.now(UTC).strftime("%H%M%S%f")
-    settings = stack_settings(f"odd-{unique}")
-    name = f"odd-{unique}"
-    repo, c1 = _odd_repository(tmp / name)
-    token = register(settings, gateway, name, path=repo.path)
-    with api_process(settings) as base, worker_process(settings, tmp):
+    with running_stack(tmp, "odd") as (settings, base):
+        name = f"odd-{datetime.now(UTC).strftime('%H%M%S%f')}"
+        repo, c1 = _odd_repository(tmp / name)
+        token = register(settings, gateway, name, path=repo.path)
         job = wait_job(base, token, push(base, name, ZERO, c1), timeout=240)
         yield Pushed(name, token, base, c1, job)
 

@@ -41,7 +41,9 @@ HEAVY = (
 RUN = "from strata.cli.main import main; main()"
 
 
-def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def imported(
+    *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run `strata ARGS` with -X importtime: the process and every module it imported."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", RUN, *args],
@@ -49,7 +51,7 @@ def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
         text=True,
         timeout=60,
         check=False,
-        env={**os.environ, "COLUMNS": "80"},
+        env={**os.environ, "COLUMNS": "80", **(env or {})},
     )
     modules = {
         m.group(1)
@@ -141,6 +143,14 @@ class TestStartUp:
             "strata.cli.output",
             "strata.cli.quick",
         ]
+
+    def test_graphql_finds_the_api_without_the_settings_machinery(self, http_answer: str) -> None:
+        host, port = http_answer.removeprefix("http://").split(":")
+        address = {"STRATA_API_HOST": host, "STRATA_API_PORT": port}
+        done, modules = imported("graphql", "{ version }", env=address)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout) == {"data": {"version": "0.1.0"}}
+        assert loaded(modules, "pydantic", "pydantic_settings", "typer", "rich") == []
 
     def test_graphql_help_and_usage_errors_are_typers(self, http_answer: str) -> None:
         done, modules = imported("graphql", "--help")

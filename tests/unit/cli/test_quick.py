@@ -10,10 +10,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from strata.cli import api, quick
+from strata.cli import api, client, quick
 from strata.cli.main import app
 from strata.cli.output import Format
 from strata.cli.quick import GRAPHQL, parse_graphql
+from strata.errors import ConfigError
 
 
 def _typer_parse(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
@@ -92,3 +93,35 @@ class TestSameReading:
     @pytest.mark.parametrize("argv", REFUSED)
     def test_left_to_typer(self, argv: list[str]) -> None:
         assert parse_graphql(argv) is None
+
+
+class TestTheApiAddress:
+    """Without --url the quick path finds the API where the settings say it is."""
+
+    def test_the_defaults_are_the_settings_defaults(self) -> None:
+        from strata.settings import Settings
+
+        fields = Settings.model_fields
+        assert client.API_HOST[1] == fields["api_host"].default
+        assert client.API_PORT[1] == fields["api_port"].default
+
+    @pytest.mark.parametrize(
+        "env",
+        [{}, {"STRATA_API_HOST": "10.0.0.5", "STRATA_API_PORT": "9001"}, {"strata_api_port": "81"}],
+    )
+    def test_read_as_the_settings_read_them(
+        self, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from strata.settings import Settings
+
+        for name in ("STRATA_API_HOST", "STRATA_API_PORT", "strata_api_port"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        s = Settings(environment="test")  # type: ignore[arg-type]
+        assert client.default_base() == f"http://{s.api_host}:{s.api_port}"
+
+    def test_a_bad_port_is_a_config_error(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("STRATA_API_PORT", "eighty")
+        with pytest.raises(ConfigError, match="STRATA_API_PORT"):
+            client.default_base()
