@@ -125,6 +125,13 @@ class GitError(StrataError):
     http_status = 400
 
 
+class CommitNotFound(GitError):
+    """A commit (a push's ``after``, a revision) is not in the repository, even after
+    fetching it again: the push came before its commit, or names one that never was."""
+
+    code = "commit_not_found"
+
+
 class Unauthorized(StrataError):
     """Missing or bad credentials."""
 

@@ -181,8 +181,11 @@ def _has_paths(value: Any) -> bool:
     return scrub_paths(text) != text
 
 
-def registered_repository(ctx: WorkerContext, name: str) -> tuple[RepoRegistration, Git]:
-    """The registration and a readable git repository (its path, or a fetched mirror)."""
+def registered_repository(
+    ctx: WorkerContext, name: str, *, want: str | None = None
+) -> tuple[RepoRegistration, Git]:
+    """The registration and a readable git repository (its path, or a fetched mirror)
+    that holds the commit ``want`` if one is given (else a typed ``commit_not_found``)."""
     registration = ctx.registry.get(name)
     if registration is None:
         raise NotFound(f"repository {name!r} is not registered")
@@ -191,6 +194,7 @@ def registered_repository(ctx: WorkerContext, name: str) -> tuple[RepoRegistrati
         url=registration.url,
         path=registration.path,
         mirrors=ctx.settings.mirrors_dir,
+        want=want,
     )
     return registration, git
 

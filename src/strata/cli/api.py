@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
 import typer
 
-from strata.cli.answer import rows_of
-from strata.cli.console import console, err_console, settings
-from strata.cli.output import Format, note, print_compact, print_json, print_table
-from strata.errors import EnvironmentProblem, StrataError, ValidationError
+from strata.cli.client import ApiError, post, run_graphql
+from strata.cli.console import console, err_console
+from strata.cli.output import Format
+
+__all__ = ["API_KEY", "URL", "ApiError", "follow_job", "graphql", "mutate", "post", "reindex"]
 
 API_KEY = typer.Option(None, envvar="STRATA_API_KEY", help="API key (or STRATA_API_KEY).")
 URL = typer.Option(None, help="API base URL (default: the local stack).")
@@ -24,45 +23,6 @@ mutation($repository: String!, $ref: String) {
 }
 """
 JOB = "query($id: ID!) { job(id: $id) { id state progress error } }"
-
-
-class ApiError(StrataError):
-    """The API answered with errors."""
-
-    code = "api_error"
-
-
-def post(query: str, variables: dict[str, Any], *, url: str | None, api_key: str | None) -> Any:
-    """One GraphQL request; the decoded JSON answer (HTTP errors become clear messages)."""
-    import httpx
-
-    base = url or _default_base()
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    try:
-        response = httpx.post(
-            f"{base}/graphql",
-            json={"query": query, "variables": variables},
-            headers=headers,
-            timeout=60,
-        )
-    except httpx.HTTPError as exc:
-        raise EnvironmentProblem(
-            f"cannot reach the API at {base}: {exc}", hint="start it with `strata up`"
-        ) from exc
-    if response.status_code == 401:
-        raise ApiError(
-            "the API refused the credentials (401)",
-            hint="set STRATA_API_KEY to a key from `strata key create`",
-        )
-    try:
-        return response.json()
-    except ValueError as exc:
-        raise ApiError(f"the API answered {response.status_code}: {response.text[:300]}") from exc
-
-
-def _default_base() -> str:
-    s = settings()
-    return f"http://{s.api_host}:{s.api_port}"
 
 
 def graphql(
@@ -78,39 +38,9 @@ def graphql(
     api_key: str | None = API_KEY,
 ) -> None:
     """Send one GraphQL query to the running API and print the answer (exit 1 on errors)."""
-    try:
-        parsed = json.loads(variables)
-    except ValueError as exc:
-        raise ValidationError(f"--variables is not JSON: {exc}") from exc
-    if not isinstance(parsed, dict):
-        raise ValidationError("--variables must be a JSON object")
-    answer = post(query, parsed, url=url, api_key=api_key)
-    if fmt is Format.json:
-        print_json(answer)
-    else:
-        rows = rows_of(answer.get("data"))
-        if fmt is Format.compact:
-            print_compact(rows.rows)
-        else:
-            print_table(rows.headers, rows.rows, fold=rows.headers)
-        for remark in rows.notes():
-            note(remark)
-        # Why an empty answer is empty (the API's extensions.reasons, shaped like errors).
-        for reason in (answer.get("extensions") or {}).get("reasons") or []:
-            note(_error_line(reason))
-        for error in answer.get("errors") or []:
-            print(f"error: {_error_line(error)}", file=sys.stderr)
-    if answer.get("errors"):
-        raise typer.Exit(1)
-
-
-def _error_line(error: dict[str, Any]) -> str:
-    """One GraphQL error (or reason) as `CODE at path: message (hint: ...)`."""
-    extensions = error.get("extensions") or error  # a reason carries its code and hint itself
-    where = ".".join(str(p) for p in error.get("path") or [])
-    head = " ".join(p for p in (extensions.get("code"), f"at {where}" if where else "") if p)
-    line = f"{head}: {error.get('message', '?')}" if head else str(error.get("message", error))
-    return f"{line} (hint: {extensions['hint']})" if extensions.get("hint") else line
+    code = run_graphql(query, variables, fmt, url, api_key)
+    if code:
+        raise typer.Exit(code)
 
 
 def reindex(

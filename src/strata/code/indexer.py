@@ -30,7 +30,7 @@ from strata.code.run import Clock, IndexResult, Progress, Run
 from strata.code.select import select, skip_reason_for_content
 from strata.code.sync import Sync
 from strata.facts import Fact, StateFact
-from strata.git import Git, TreeEntry
+from strata.git import Git, TreeEntry, readable_path
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 
@@ -135,7 +135,8 @@ class CodeIndexer:
         """List the tree, detect packages, and parse what the cache does not hold."""
         snap = run.snapshot
         tree = run.git.tree(snap.commit.sha)
-        selection = select(tree, _supported, self.max_file_bytes)
+        selection = select(tree, _supported, self.max_file_bytes)  # counts unreadable names
+        tree = [e for e in tree if readable_path(e.path)]  # no store holds a non-UTF-8 name
         run.packages = detect_packages([e.path for e in tree], self._manifests(run.git, tree))
         run.clock.lap("list")
         run.reusable = self.cache.load(snap.repo, snap.ref, head=run.result.base)

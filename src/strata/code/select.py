@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from strata.git import TreeEntry
+from strata.git import TreeEntry, readable_path
 
 SKIPPED_DIRS = frozenset(
     {
@@ -60,10 +60,16 @@ class Selection:
 
 
 def skip_reason_for_path(entry: TreeEntry, max_bytes: int) -> str | None:
-    """A reason known from the tree listing alone, or None."""
+    """A reason known from the tree listing alone, or None.
+
+    A symlink is never followed (whatever it names: another link, a folder, a
+    file outside the repository): its blob is only the target's name.
+    """
     parts = entry.path.split("/")
     if entry.is_symlink:
         return "symlink"
+    if not readable_path(entry.path):
+        return "path_not_utf8"
     if entry.is_submodule:
         return "submodule"
     if any(part in SKIPPED_DIRS for part in parts[:-1]):

@@ -24,6 +24,20 @@ def valid_sha(value: object) -> bool:
     return isinstance(value, str) and _SHA.fullmatch(value) is not None
 
 
+def readable_path(path: str) -> bool:
+    """True if a path git listed is text the graph can store.
+
+    git keeps a file name's bytes as they were committed; Strata decodes them as
+    UTF-8 with surrogate escapes, so a name in another encoding arrives holding
+    lone surrogates, which no UTF-8 store (Neo4j, JSON) can carry.
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def is_zero_sha(value: str) -> bool:
     """The all-zero sha git hosts send for "no commit" (branch created or deleted)."""
     return value in ZERO_SHAS

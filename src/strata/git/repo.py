@@ -13,8 +13,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from strata.errors import GitError
-from strata.git.names import check_ref, check_revision, require_commit_sha, valid_sha
+from strata.errors import CommitNotFound, GitError
+from strata.git.names import (
+    check_ref,
+    check_revision,
+    readable_path,
+    require_commit_sha,
+    valid_sha,
+)
 from strata.git.runner import git_succeeds, run_git
 
 _SEP = "\x1f"
@@ -56,16 +62,26 @@ class Change:
 
 
 class Git:
-    """A repository (bare or with a work tree) read through git plumbing."""
+    """A repository (bare or with a work tree) read through git plumbing.
 
-    def __init__(self, path: Path) -> None:
+    ``mirror`` says the path is Strata's own mirror clone (not a path a user
+    registered): its errors say so, and the next job clones it again.
+    """
+
+    def __init__(self, path: Path, *, mirror: bool = False) -> None:
         self.path = path
+        self.mirror = mirror
 
     def _run(self, *args: str, input_bytes: bytes | None = None) -> bytes:
         return run_git(*args, repo=self.path, input_bytes=input_bytes)
 
     def check(self) -> None:
         """Fail clearly when the path is not a git repository."""
+        if self.mirror and not self.path.exists():
+            raise GitError(
+                "the repository's mirror was removed on the server while the job ran",
+                hint="push (or reindex) again: the next job clones it anew",
+            )
         if not self.path.exists():
             raise GitError(
                 "the repository's path does not exist on the server",
@@ -85,7 +101,8 @@ class Git:
                 "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
             )
         except GitError as exc:
-            raise GitError(
+            self.check()  # a vanished repository is not a missing commit
+            raise CommitNotFound(
                 f"git cannot resolve {rev!r} to a commit in the repository's mirror",
                 revision=rev,
             ) from exc
@@ -95,6 +112,7 @@ class Git:
         return sha
 
     def has_commit(self, sha: str) -> bool:
+        """True if the repository holds ``sha`` as a commit (False for any non-sha)."""
         return valid_sha(sha) and git_succeeds(
             "cat-file", "-e", f"{sha}^{{commit}}", repo=self.path
         )
@@ -162,7 +180,13 @@ class Git:
             yield entry, data[entry.blob]
 
     def diff(self, before: str, after: str) -> list[Change]:
-        """Changed paths between two commits, with rename detection."""
+        """Changed paths between two commits, with rename detection.
+
+        A path that is not UTF-8 (:func:`~strata.git.names.readable_path`) is
+        never indexed, so the diff reads as if it did not exist: its own changes
+        are left out, a rename to it is the old path's deletion, and a rename
+        from it is the new path's addition.
+        """
         require_commit_sha(before)
         require_commit_sha(after)
         out = self._run("diff", "--name-status", "-M", "-z", before, after)
@@ -174,10 +198,11 @@ class Git:
             if code in ("R", "C"):
                 old = parts[i + 1].decode(errors="surrogateescape")
                 new = parts[i + 2].decode(errors="surrogateescape")
-                changes.append(Change(code, new, old))
+                changes.extend(_readable_move(code, old, new))
                 i += 3
             else:
-                changes.append(Change(code, parts[i + 1].decode(errors="surrogateescape")))
+                path = parts[i + 1].decode(errors="surrogateescape")
+                changes.extend([Change(code, path)] if readable_path(path) else [])
                 i += 2
         return changes
 
@@ -213,7 +238,8 @@ class Git:
         """Paths a commit changed relative to its first parent (all paths for a root)."""
         require_commit_sha(sha)
         out = self._run("diff-tree", "--no-commit-id", "--root", "-r", "-z", "--name-only", sha)
-        return [p.decode(errors="surrogateescape") for p in out.split(b"\0") if p]
+        paths = (p.decode(errors="surrogateescape") for p in out.split(b"\0") if p)
+        return [p for p in paths if readable_path(p)]  # as diff(): others are never indexed
 
     def last_change_time(self, sha: str, path: str) -> datetime | None:
         """When the last commit up to ``sha`` that touched ``path`` was made (None: never)."""
@@ -225,13 +251,24 @@ class Git:
         return datetime.fromtimestamp(int(stamp), tz=UTC) if stamp.isdigit() else None
 
 
+def _readable_move(code: str, old: str, new: str) -> list[Change]:
+    """A rename (R) or copy (C) seen without a side whose name is not UTF-8 (``diff``)."""
+    if readable_path(old) and readable_path(new):
+        return [Change(code, new, old)]
+    if readable_path(new):
+        return [Change("A", new)]
+    if readable_path(old) and code == "R":  # a copy leaves its source as it was
+        return [Change("D", old)]
+    return []
+
+
 def resolve_commit(repo_path: Path, ref: str) -> str:
     """The full sha the full ref ``ref`` names in the git repository at ``repo_path``."""
     check_ref(ref)
     try:
         return Git(repo_path).resolve(ref)
-    except GitError as exc:
-        raise GitError(
+    except CommitNotFound as exc:
+        raise CommitNotFound(
             f"git cannot resolve {ref!r} to a commit in the registered repository",
             hint="push the ref first, or pass `after` explicitly",
             ref=ref,

@@ -30,7 +30,7 @@ from tests.gitrepo import GitRepo
 
 SECRET = "workers-webhook-secret-0123456789"
 ZERO = "0" * 40
-JOB = "query($id: ID!) { job(id: $id) { state error progress startedAt finishedAt } }"
+JOB = "query($id: ID!) { job(id: $id) { state error progress result startedAt finishedAt } }"
 
 
 def stack_settings(unique: str, **overrides: Any) -> Settings:
@@ -232,3 +232,38 @@ def solo_worker(settings: Settings) -> Iterator[Any]:
             yield app
     finally:
         worker_context_module._context = None
+
+
+def register(
+    settings: Settings, gateway: Any, name: str, *, path: Path | None = None, url: str | None = None
+) -> str:
+    """Register ``name`` (a local clone's path, or a clone URL: a mirror) as a GitHub
+    webhook target; a read key for it."""
+    from strata.registry import KeyRing, RepoRegistry
+    from strata.security import ServerKeys
+
+    keys = ServerKeys(settings.secret_key.get_secret_value())
+    RepoRegistry(gateway, keys).register(
+        name=name, provider="github", secret=SECRET, path=str(path) if path else None, url=url
+    )
+    _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
+    return token
+
+
+BRANCHES = "query($name: String!) { repository(name: $name) { branches { ref head } } }"
+
+
+def heads(base: str, token: str, name: str) -> dict[str, str]:
+    """The current head of each indexed branch of ``name``."""
+    repo = gql(base, token, BRANCHES, {"name": name})["repository"]
+    return {b["ref"]: b["head"] for b in repo["branches"]} if repo else {}
+
+
+@contextmanager
+def running_stack(tmp: Path, prefix: str, **overrides: Any) -> Iterator[tuple[Settings, str]]:
+    """An API process and a prefork worker on queues of their own: (settings, base URL)."""
+    from datetime import UTC, datetime
+
+    settings = stack_settings(f"{prefix}-{datetime.now(UTC).strftime('%H%M%S%f')}", **overrides)
+    with api_process(settings) as base, worker_process(settings, tmp):
+        yield settings, base

@@ -1,4 +1,5 @@
-"""`strata --help` and `strata graphql` load neither the graph driver nor a layer.
+"""`strata --help` and `strata graphql` load neither the graph driver nor a layer, and
+not even typer's costly parts: rich for help, pydantic and typer for a query.
 
 Each check runs the CLI in a fresh interpreter with ``-X importtime`` (which
 lists every module a process imported, on stderr) and reads the list: no
@@ -40,7 +41,9 @@ HEAVY = (
 RUN = "from strata.cli.main import main; main()"
 
 
-def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def imported(
+    *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run `strata ARGS` with -X importtime: the process and every module it imported."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", RUN, *args],
@@ -48,7 +51,7 @@ def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
         text=True,
         timeout=60,
         check=False,
-        env={**os.environ, "COLUMNS": "80"},
+        env={**os.environ, "COLUMNS": "80", **(env or {})},
     )
     modules = {
         m.group(1)
@@ -60,6 +63,15 @@ def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
 
 def heavy(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if m.split(".")[0] in HEAVY or m.startswith(HEAVY))
+
+
+def loaded(modules: set[str], *roots: str) -> list[str]:
+    """The modules of these top-level packages that the process imported."""
+    return sorted(m for m in modules if m.split(".")[0] in roots)
+
+
+def cli_modules(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.startswith("strata.cli."))
 
 
 class _Answer(BaseHTTPRequestHandler):
@@ -101,6 +113,14 @@ class TestStartUp:
         assert heavy(modules) == []
         assert "pydantic_settings" not in modules
         assert "httpx" not in modules
+        # Plain help from the lazy table: no rich, no pydantic, no command module.
+        assert loaded(modules, "rich", "pydantic", "pydantic_core", "markdown_it") == []
+        assert cli_modules(modules) == [
+            "strata.cli.lazy",
+            "strata.cli.main",
+            "strata.cli.quick",
+            "strata.cli.root",
+        ]
 
     def test_subcommand_help_stays_light(self) -> None:
         for command in (["index", "--help"], ["trace", "check", "--help"], ["repo", "--help"]):
@@ -113,7 +133,33 @@ class TestStartUp:
         assert done.returncode == 0, done.stderr[-2000:]
         assert json.loads(done.stdout) == {"data": {"version": "0.1.0"}}
         assert heavy(modules) == []
-        assert "httpx" in modules  # it did send the request
+        # The quick path: the standard library's HTTP client, no typer, rich or pydantic.
+        assert loaded(modules, "httpx", "typer", "rich", "pydantic", "pydantic_core") == []
+        assert "http.client" in modules  # it did send the request
+        assert cli_modules(modules) == [
+            "strata.cli.answer",
+            "strata.cli.client",
+            "strata.cli.main",
+            "strata.cli.output",
+            "strata.cli.quick",
+        ]
+
+    def test_graphql_finds_the_api_without_the_settings_machinery(self, http_answer: str) -> None:
+        host, port = http_answer.removeprefix("http://").split(":")
+        address = {"STRATA_API_HOST": host, "STRATA_API_PORT": port}
+        done, modules = imported("graphql", "{ version }", env=address)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout) == {"data": {"version": "0.1.0"}}
+        assert loaded(modules, "pydantic", "pydantic_settings", "typer", "rich") == []
+
+    def test_graphql_help_and_usage_errors_are_typers(self, http_answer: str) -> None:
+        done, modules = imported("graphql", "--help")
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "--variables" in done.stdout
+        assert "typer" in modules
+        done, _ = imported("graphql", "{ version }", "--url", http_answer, "--no-such-flag")
+        assert done.returncode == 2
+        assert "No such option" in done.stderr
 
 
 class TestProviderHelp:

@@ -66,7 +66,7 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
             summary = result.as_dict()
             ctx.jobs.succeed(parsed.job_id, summary)
             return summary
-        registration, git = registered_repository(ctx, parsed.repo)
+        registration, git = registered_repository(ctx, parsed.repo, want=parsed.after)
         with repository_lock(ctx, lock, f"reindex of {parsed.repo}/{ref}"):
             # Looked at under the lock: a later push of this ref that got here first
             # (two pushes run at once, or this is a late redelivery) already moved the
