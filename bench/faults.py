@@ -8,7 +8,8 @@ starts Neo4j and Redis on ports of their own, data under bench/.cache/faults, an
 stops them):
 
 a. child:  SIGKILL the worker's pool child while its job is in the "writing" phase;
-b. worker: SIGKILL the whole worker mid-write, start a new one;
+b. worker: SIGKILL the whole worker mid-write, start a new one (its reaper sends the
+   job again: strata.jobs_recovery);
 c. redis:  restart Redis while one job runs and two wait in the queue;
 d. neo4j:  restart Neo4j mid-batch;
 e. race-api: two pushes of the same repository and ref at once (two worker jobs);
@@ -219,8 +220,9 @@ def kill_worker(bench: Bench) -> Outcome:
         bench.worker.kill()
         bench.worker.stop()  # and its parse helpers
         bench.worker = start_worker(bench.stack, concurrency=WORKER_CONCURRENCY)
-    # Nobody is left to redeliver: its message waits out the visibility timeout.
-    bench.settle(out, name, sha, [job_id], fault_at, grace=0.0)
+    # Nobody is left to redeliver (the message waits out the visibility timeout): the
+    # new worker's reaper sees the run's processes gone and sends the job again.
+    bench.settle(out, name, sha, [job_id], fault_at)
     return out
 
 
