@@ -346,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
         "--budget", type=float, default=0, help="seconds for the whole run (0: unbounded)"
     )
     parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios")
+    parser.add_argument(
+        "--name", default="faults", help="data folder under bench/.cache (two runs at once)"
+    )
     parser.add_argument("--neo4j-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
     args = parser.parse_args(argv)
@@ -356,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[Outcome]] = {s: [] for s in chosen}
     started = time.monotonic()
     with (
-        BenchStack("faults", args.neo4j_port, args.redis_port) as stack,
+        BenchStack(args.name, args.neo4j_port, args.redis_port) as stack,
         api_process(stack) as (base, _),
     ):
         worker = start_worker(stack, concurrency=WORKER_CONCURRENCY)

@@ -331,7 +331,6 @@ class CodeIndexer:
         result.parse_workers = workers
         return parse_parallel(items, workers)
 
-
 def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> datetime:
     """``valid_at``, moved just past the indexed head's time if it is not later
     (clock skew between commits, or a move dated before the last index)."""

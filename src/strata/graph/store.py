@@ -326,7 +326,9 @@ class FactStore:
         edge type of the layer, and STATE unless the layer owns no node label (a
         state found there would be another layer's, which this writer may not close).
         """
-        return {rel: set(slots) for rel, slots in self.open_versions(layer, scopes, types).items()}
+        return {
+            rel: set(slots) for rel, slots in self.open_versions(layer, scopes, types).items()
+        }
 
     def open_versions(
         self, layer: Layer, scopes: Sequence[str], types: Sequence[str] | None = None
