@@ -25,12 +25,15 @@ from strata.registry import RepoRegistration
 from strata_workers.context import WorkerContext, worker_context
 
 # Transient database trouble is retried with backoff (always shorter than the
-# visibility timeout, so Redis never redelivers a task that is still waiting).
+# visibility timeout, so Redis never redelivers a task that is still waiting). The
+# wait is capped at 30 s so that a job runs again soon after Neo4j is back (a cap of
+# 300 s left a job idle for minutes after a 30 s restart); 20 retries ride out an
+# outage of several minutes (full jitter: 5 to 10 minutes in all).
 RETRY: dict[str, Any] = {
     "autoretry_for": (DatabaseUnavailable,),
     "retry_backoff": 5,
-    "retry_backoff_max": 300,
-    "max_retries": 8,
+    "retry_backoff_max": 30,
+    "max_retries": 20,
 }
 # The job record's heartbeat and the repository lock's lease are renewed this
 # often; a dead worker's job reads as lost after a few missed beats
