@@ -367,8 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
     results: dict[str, list[Outcome]] = {s: [] for s in chosen}
-    # A TERM ends the run through the context managers, which stop what it started.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    # A TERM (or INT) ends the run after the repetition under way: the table is printed
+    # and the context managers stop what the run started.
+    stop: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, _: stop.append(signum))
     started = time.monotonic()
     with (
         BenchStack(args.name, args.neo4j_port, args.redis_port) as stack,
@@ -384,8 +386,9 @@ def main(argv: list[str] | None = None) -> int:
                 # A repetition counts once its fault hit the job mid-write; a missed
                 # one (the job ended first) is run again, up to MAX_TRIES per hit.
                 while hits < args.repeat and tries < MAX_TRIES * args.repeat:
-                    if args.budget and time.monotonic() - started > args.budget:
-                        print(f"{scenario}: budget spent, {hits} of {args.repeat} hit", flush=True)
+                    if stop or (args.budget and time.monotonic() - started > args.budget):
+                        why = "stopped" if stop else "budget spent"
+                        print(f"{scenario}: {why}, {hits} of {args.repeat} hit", flush=True)
                         break
                     tries += 1
                     t0 = time.monotonic()
