@@ -14,14 +14,12 @@ import pytest
 
 from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
-from strata.registry import KeyRing, RepoRegistry
-from strata.security import ServerKeys
 from tests.integration.workers.stack import (
-    SECRET,
     ZERO,
     api_process,
     generated_repo,
     push,
+    register_repo,
     solo_worker,
     stack_settings,
     wait_job,
@@ -44,11 +42,7 @@ def test_an_unresolvable_commit_fails_the_job_without_naming_server_paths(
     name = f"paths-{unique}"
     where = tmp_path / "srv" / "git" / name  # the server path that must not show
     repo, _ = generated_repo(where, 3, C1)
-    keys = ServerKeys(settings.secret_key.get_secret_value())
-    RepoRegistry(gateway, keys).register(
-        name=name, provider="github", secret=SECRET, path=str(repo.path)
-    )
-    _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
+    token = register_repo(settings, gateway, name, repo.path)
     with api_process(settings) as base:
         job = wait_job(base, token, push(base, name, ZERO, ABSENT), timeout=120)
     assert job["state"] == "FAILED", job

@@ -23,20 +23,19 @@ from celery import Celery
 from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
 from strata.graph.integrity import check_repository
-from strata.jobstore import JobRecord, JobStore, lost_after
+from strata.jobstore import JobStore, lost_after
 from strata.ontology import load_ontology
-from strata.registry import KeyRing, RepoRegistry
-from strata.security import ServerKeys
 from strata.settings import Settings
 from strata_workers.runner import HEARTBEAT_S
 from tests.integration.workers.stack import (
-    SECRET,
     ZERO,
     api_process,
     generated_repo,
     push,
+    register_repo,
     stack_settings,
     wait_job,
+    wait_running,
     worker_process,
 )
 
@@ -51,27 +50,6 @@ def stack(
     settings = stack_settings(unique)
     with api_process(settings) as base:
         yield settings, base
-
-
-def _register(settings: Settings, gateway: Gateway, name: str, path: Path) -> str:
-    keys = ServerKeys(settings.secret_key.get_secret_value())
-    RepoRegistry(gateway, keys).register(
-        name=name, provider="github", secret=SECRET, path=str(path)
-    )
-    _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
-    return token
-
-
-def _running(jobs: JobStore, job_id: str, timeout: float = 180) -> JobRecord:
-    """Wait until the job runs and has done some work (its progress has a phase)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        record = jobs.get(job_id)
-        assert record.state in ("queued", "running"), record
-        if record.state == "running" and record.progress.get("phase"):
-            return record
-        time.sleep(0.05)
-    raise AssertionError(f"job {job_id} never started")
 
 
 def _unacked(client: redis.Redis, job_id: str) -> list[str]:
@@ -103,13 +81,13 @@ def test_a_wholly_killed_workers_job_is_run_again_by_another_worker_once(
     settings, base = stack
     name = f"lost-worker-{unique}"
     repo, c1 = generated_repo(tmp_path / name, FILES, C1)
-    token = _register(settings, gateway, name, repo.path)
+    token = register_repo(settings, gateway, name, repo.path)
     client = redis.Redis.from_url(settings.redis_url)
     jobs = JobStore(client)
 
     with worker_process(settings, tmp_path) as first:
         job_id = push(base, name, ZERO, c1)
-        lost_run = _running(jobs, job_id)
+        lost_run = wait_running(jobs, job_id, timeout=180)
         first.kill()  # main process and pool child: nobody is left to report or requeue
     assert jobs.get(job_id).state == "running"  # its heartbeat is not stale yet
     [original] = _unacked(client, job_id)  # the broker would redeliver it in 2 h
