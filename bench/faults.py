@@ -47,6 +47,7 @@ from datetime import UTC, datetime
 import redis
 from _stack import ROOT, BenchStack, Worker, api_process, generated_repo, push, start_worker
 
+from strata.devstack.procs import port_open
 from strata.graph.integrity import check_repository
 from strata.jobstore import JobRecord, JobStore
 from strata.ontology import load_ontology
@@ -253,7 +254,10 @@ def restart_neo4j(bench: Bench) -> Outcome:
         # harder case (recovery from the transaction log) and skips the graceful
         # shutdown's wait for the open write transaction.
         bench.stack.neo4j.proc.stop(timeout=0.0 if bench.neo4j_kill else 60.0)
-        bench.stack.neo4j.start(timeout=180)
+        deadline = time.monotonic() + 60  # a killed JVM frees its port once it has exited
+        while port_open("127.0.0.1", bench.stack.neo4j_port) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        bench.stack.neo4j.start(timeout=300)
         bench.stack.reconnect()
     bench.settle(out, name, sha, [job_id], fault_at)
     return out
