@@ -16,7 +16,7 @@ import redis
 from celery.exceptions import Ignore, Reject, Retry, SoftTimeLimitExceeded
 
 from strata import locks
-from strata.errors import DatabaseUnavailable, NotFound, StrataError
+from strata.errors import DatabaseError, DatabaseUnavailable, NotFound, StrataError
 from strata.git import Git, open_repository
 from strata.jobs_recovery import MAX_LOST_RUNS
 from strata.jobstore import JobRecord, JobStore, JobTimedOut, UnexpectedJobError, WorkerLost
@@ -139,6 +139,12 @@ def _message(task: Any) -> dict[str, Any] | None:
     return {"task": task.name, "queue": queue, "kwargs": dict(task.request.kwargs or {})}
 
 
+# Neo4j ended a transaction at its client-set timeout: on a loaded machine, or a store
+# just restarted with a cold page cache, a write batch can outlast it once; Neo4j itself
+# says a new transaction should succeed. The job retries it like an unreachable Neo4j.
+TX_TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"
+
+
 @contextmanager
 def job_run(task: Any, job_id: str) -> Iterator[WorkerContext]:
     """A tracked job whose StrataErrors are recorded too (final, or before a retry)."""
@@ -149,6 +155,17 @@ def job_run(task: Any, job_id: str) -> Iterator[WorkerContext]:
             final = task.request.retries >= task.max_retries
             ctx.jobs.fail(job_id, public_error(exc), final=final)
             raise
+        except DatabaseError as exc:
+            if not str(exc.details.get("gql_status") or "").startswith(TX_TIMED_OUT):
+                ctx.jobs.fail(job_id, public_error(exc))
+                raise
+            retry = DatabaseUnavailable(
+                "a Neo4j transaction ran past its timeout; the job is retried",
+                hint="if it keeps timing out, raise STRATA_NEO4J_QUERY_TIMEOUT_S",
+            )
+            final = task.request.retries >= task.max_retries
+            ctx.jobs.fail(job_id, public_error(retry), final=final)
+            raise retry from exc
         except StrataError as exc:
             ctx.jobs.fail(job_id, public_error(exc))
             raise
