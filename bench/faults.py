@@ -8,9 +8,10 @@ starts Neo4j and Redis on ports of their own, data under bench/.cache/faults, an
 stops them):
 
 a. child:  SIGKILL the worker's pool child while its job is in the "writing" phase;
-b. worker: SIGKILL the whole worker mid-write, start a new one;
+b. worker: SIGKILL the whole worker mid-write, start a new one (its reaper sends the
+   job again: strata.jobs_recovery);
 c. redis:  restart Redis while one job runs and two wait in the queue;
-d. neo4j:  restart Neo4j mid-batch;
+d. neo4j:  restart Neo4j mid-batch (killed, by default: a crash; or shut down);
 e. race-api: two pushes of the same repository and ref at once (two worker jobs);
    race-cli: a push (API -> worker) and ``strata index`` (CLI) of the same
    repository and ref at once.
@@ -46,6 +47,7 @@ from datetime import UTC, datetime
 import redis
 from _stack import ROOT, BenchStack, Worker, api_process, generated_repo, push, start_worker
 
+from strata.devstack.procs import port_open
 from strata.graph.integrity import check_repository
 from strata.jobstore import JobRecord, JobStore
 from strata.ontology import load_ontology
@@ -84,6 +86,7 @@ class Bench:
     worker: Worker
     files: int
     timeout: float
+    neo4j_kill: bool = True
     jobs: JobStore = field(init=False)
 
     def __post_init__(self) -> None:
@@ -219,8 +222,9 @@ def kill_worker(bench: Bench) -> Outcome:
         bench.worker.kill()
         bench.worker.stop()  # and its parse helpers
         bench.worker = start_worker(bench.stack, concurrency=WORKER_CONCURRENCY)
-    # Nobody is left to redeliver: its message waits out the visibility timeout.
-    bench.settle(out, name, sha, [job_id], fault_at, grace=0.0)
+    # Nobody is left to redeliver (the message waits out the visibility timeout): the
+    # new worker's reaper sees the run's processes gone and sends the job again.
+    bench.settle(out, name, sha, [job_id], fault_at)
     return out
 
 
@@ -246,8 +250,14 @@ def restart_neo4j(bench: Bench) -> Outcome:
     out.missed = bench.until_writing(job_id) is None
     fault_at = time.monotonic()
     if not out.missed:
-        bench.stack.neo4j.stop()
-        bench.stack.neo4j.start(timeout=180)
+        # Killed, not shut down (--neo4j-stop kill, the default): a crash mid-batch is the
+        # harder case (recovery from the transaction log) and skips the graceful
+        # shutdown's wait for the open write transaction.
+        bench.stack.neo4j.proc.stop(timeout=0.0 if bench.neo4j_kill else 60.0)
+        deadline = time.monotonic() + 60  # a killed JVM frees its port once it has exited
+        while port_open("127.0.0.1", bench.stack.neo4j_port) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        bench.stack.neo4j.start(timeout=300)
         bench.stack.reconnect()
     bench.settle(out, name, sha, [job_id], fault_at)
     return out
@@ -344,6 +354,15 @@ def main(argv: list[str] | None = None) -> int:
         "--budget", type=float, default=0, help="seconds for the whole run (0: unbounded)"
     )
     parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios")
+    parser.add_argument(
+        "--name", default="faults", help="data folder under bench/.cache (two runs at once)"
+    )
+    parser.add_argument(
+        "--neo4j-stop",
+        choices=("kill", "graceful"),
+        default="kill",
+        help="how the neo4j scenario stops Neo4j: SIGKILL (a crash) or SIGTERM and wait",
+    )
     parser.add_argument("--neo4j-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
     args = parser.parse_args(argv)
@@ -352,21 +371,28 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
     results: dict[str, list[Outcome]] = {s: [] for s in chosen}
+    # A TERM (or INT) ends the run after the repetition under way: the table is printed
+    # and the context managers stop what the run started.
+    stop: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, _: stop.append(signum))
     started = time.monotonic()
     with (
-        BenchStack("faults", args.neo4j_port, args.redis_port) as stack,
+        BenchStack(args.name, args.neo4j_port, args.redis_port) as stack,
         api_process(stack) as (base, _),
     ):
         worker = start_worker(stack, concurrency=WORKER_CONCURRENCY)
-        bench = Bench(stack, base, worker, args.files, args.timeout)
+        bench = Bench(
+            stack, base, worker, args.files, args.timeout, neo4j_kill=args.neo4j_stop == "kill"
+        )
         try:
             for scenario in chosen:
                 hits = tries = 0
                 # A repetition counts once its fault hit the job mid-write; a missed
                 # one (the job ended first) is run again, up to MAX_TRIES per hit.
                 while hits < args.repeat and tries < MAX_TRIES * args.repeat:
-                    if args.budget and time.monotonic() - started > args.budget:
-                        print(f"{scenario}: budget spent, {hits} of {args.repeat} hit", flush=True)
+                    if stop or (args.budget and time.monotonic() - started > args.budget):
+                        why = "stopped" if stop else "budget spent"
+                        print(f"{scenario}: {why}, {hits} of {args.repeat} hit", flush=True)
                         break
                     tries += 1
                     t0 = time.monotonic()

@@ -12,9 +12,10 @@ reader ever waits on a job nobody runs. Readers judge by the heartbeat only
 (a busy machine is not a dead worker); the record also names its run's
 process (``owner``, :class:`strata.locks.Owner`), which a worker on the same
 host uses to tell a second delivery of a job whose run is gone from one that
-still runs (strata_workers.runner.already_ended). Should the broker
-redeliver the task later, the new run counts the lost attempt and may still
-succeed.
+still runs (strata_workers.runner.already_ended). A live worker's reaper
+(:mod:`strata.jobs_recovery`) sends a vanished run's job again at once (its
+run's own message is kept on the record while it runs); the new run counts the
+lost attempt, and after ``MAX_LOST_RUNS`` the job fails for good.
 
 A job that ends FAILED is also listed in its repository's dead-letter list
 (:meth:`JobStore.dead_letters`, newest first, the ``jobs(deadLetter: true)``
@@ -28,6 +29,7 @@ neither fails a running job nor loses a heartbeat for long.
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,6 +40,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import BusyLoadingError
 from redis.retry import Retry
 
+from strata import jobs_scripts as lua
 from strata.errors import NotFound, StrataError
 from strata.locks import Owner
 
@@ -48,6 +51,11 @@ LOST_AFTER_MIN_S = 30.0
 _KEY = "strata:job:{id}"
 _REPO_INDEX = "strata:jobs:{repo}"
 _DEAD = "strata:jobs:dead:{repo}"
+# The task message of a run (task, queue, kwargs) while it runs, kept apart from the
+# record so that reading records stays small (a follow-up carries symbol ids).
+_MESSAGE = "strata:job:{id}:message"
+# Runs that started and have not ended (scored by start time): what a reaper scans.
+RUNNING = "strata:jobs:running"
 # Backoff 0.1, 0.2, 0.4 ... capped at 2 s: about 35 s of retries before an error.
 REDIS_RETRIES = 20
 
@@ -83,6 +91,21 @@ class UnexpectedJobError(StrataError):
     code = "internal_error"
 
 
+def job_key(job_id: str) -> str:
+    """The Redis hash of one job record."""
+    return _KEY.format(id=job_id)
+
+
+def message_key(job_id: str) -> str:
+    """The Redis string holding a running job's task message (JSON)."""
+    return _MESSAGE.format(id=job_id)
+
+
+def dead_key(repo: str) -> str:
+    """The Redis sorted set of one repository's dead letters."""
+    return _DEAD.format(repo=repo)
+
+
 def lost_after(heartbeat_s: float) -> float:
     """Seconds without a heartbeat after which a running job counts as lost."""
     return max(LOST_AFTER_BEATS * heartbeat_s, heartbeat_s + LOST_AFTER_MIN_S)
@@ -107,6 +130,10 @@ class JobRecord:
     owner: str | None = None  # strata.locks.Owner of that process (host, pidns, pid, start)
     attempts: int = 0  # runs started (a retry or a redelivery is one more)
     lost: int = 0  # runs whose worker vanished before they ended
+    run_open: bool = False  # a run started and recorded no end (yet)
+    supervisor: str | None = None  # Owner of the run's parent (a prefork worker's main)
+    queue: str | None = None  # the queue the run's message came from
+    requeued: int = 0  # times a reaper sent the job again after its worker vanished
 
     def is_lost(self, now: datetime) -> bool:
         """Running, with a heartbeat older than the record's own interval allows."""
@@ -144,6 +171,10 @@ class JobRecord:
             owner=data.get("owner") or None,
             attempts=int(data.get("attempts") or 0),
             lost=int(data.get("lost") or 0),
+            run_open=data.get("run_open") == "1",
+            supervisor=data.get("supervisor") or None,
+            queue=data.get("queue") or None,
+            requeued=int(data.get("requeued") or 0),
         )
 
 
@@ -156,6 +187,11 @@ class JobStore:
 
     def __init__(self, client: redis.Redis) -> None:
         self._redis = client
+
+    @property
+    def client(self) -> redis.Redis:
+        """The Redis client (for :mod:`strata.jobs_recovery`)."""
+        return self._redis
 
     def create(
         self,
@@ -204,29 +240,57 @@ class JobStore:
             pipe.hdel(key, *clear)
         pipe.execute()
 
-    def start(self, job_id: str, *, worker: str = "", heartbeat_s: float | None = None) -> int:
+    def start(
+        self,
+        job_id: str,
+        *,
+        worker: str = "",
+        heartbeat_s: float | None = None,
+        message: dict[str, Any] | None = None,
+    ) -> int:
         """Mark a run started (with a first heartbeat); how many earlier runs were lost.
 
         A run that started and never recorded an end (``succeed`` or ``fail``)
-        had its worker vanish: the next start counts it.
+        had its worker vanish: the next start counts it. ``message`` (task,
+        queue, kwargs) is what a reaper sends again should this run's worker
+        vanish; the run's parent process is recorded as its supervisor.
         """
-        now = _now()
+        now = datetime.now(UTC)
         lost = self._redis.eval(
-            _START,
-            1,
+            lua.START,
+            3,
             _KEY.format(id=job_id),
-            now,
+            RUNNING,
+            message_key(job_id),
+            now.isoformat(),
             str(heartbeat_s or ""),
             worker,
             str(Owner.current()),
+            str(Owner.of(os.getppid())),
+            json.dumps(message, default=str) if message else "",
+            now.timestamp(),
+            (message or {}).get("queue") or "",
+            RETENTION_S,
         )
         if int(lost) < 0:
             raise NotFound(f"no job {job_id!r}", job_id=job_id)
         return int(lost)
 
+    def message(self, job_id: str) -> dict[str, Any] | None:
+        """The task message of the job's open run (None once it ended, or never kept)."""
+        raw = self._redis.get(message_key(job_id))
+        return json.loads(raw) if raw else None
+
+    def _ended(self, job_id: str) -> None:
+        """A run recorded its end: out of the running set, its message dropped."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zrem(RUNNING, job_id)
+        pipe.delete(message_key(job_id))
+        pipe.execute()
+
     def beat(self, job_id: str) -> bool:
         """Renew the heartbeat of a running job; False once it is no longer running."""
-        return bool(self._redis.eval(_BEAT, 1, _KEY.format(id=job_id), _now()))
+        return bool(self._redis.eval(lua.BEAT, 1, _KEY.format(id=job_id), _now()))
 
     def progress(self, job_id: str, **counters: Any) -> None:
         self._update(job_id, progress=json.dumps(counters, default=str))
@@ -239,6 +303,7 @@ class JobStore:
             finished_at=_now(),
             result=json.dumps(result, default=str),
         )
+        self._ended(job_id)
         record = self._load(job_id)
         if record is not None:  # a redelivered run finished it: no longer dead
             self._redis.zrem(_DEAD.format(repo=record.repo), job_id)
@@ -252,6 +317,10 @@ class JobStore:
         else:
             fields |= {"state": "queued"}
         self._update(job_id, clear=("run_open",), **fields)
+        if final:
+            self._ended(job_id)
+        else:  # waits for its retry; the message stays for a later run
+            self._redis.zrem(RUNNING, job_id)
         if final:
             self._dead(job_id)
 
@@ -271,7 +340,12 @@ class JobStore:
         child); a job that already ended, or no job, is left alone."""
         ended = bool(
             self._redis.eval(
-                _FAIL_IF_OPEN, 1, _KEY.format(id=job_id), _now(), json.dumps(error, default=str)
+                lua.FAIL_IF_OPEN,
+                2,
+                _KEY.format(id=job_id),
+                RUNNING,
+                _now(),
+                json.dumps(error, default=str),
             )
         )
         if ended:
@@ -290,7 +364,7 @@ class JobStore:
         ).to_dict()
         expected = record.heartbeat_at.isoformat() if record.heartbeat_at else ""
         if self._redis.eval(
-            _MARK_LOST, 1, _KEY.format(id=record.id), expected, _now(), json.dumps(error)
+            lua.MARK_LOST, 1, _KEY.format(id=record.id), expected, _now(), json.dumps(error)
         ):
             self._dead(record.id)
         return self._load(record.id) or record
@@ -345,36 +419,3 @@ class JobStore:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
-
-
-# Each script is one atomic step on one record (KEYS[1]); a missing record is left alone.
-_START = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local lost = tonumber(redis.call('HGET', KEYS[1], 'lost') or '0')
-if redis.call('HGET', KEYS[1], 'run_open') == '1' then
-  lost = redis.call('HINCRBY', KEYS[1], 'lost', 1)
-end
-redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', ARGV[1], 'heartbeat_at', ARGV[1],
-  'heartbeat_s', ARGV[2], 'worker', ARGV[3], 'owner', ARGV[4], 'error', '', 'finished_at', '',
-  'run_open', '1')
-return lost
-"""
-_BEAT = """
-if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return 0 end
-redis.call('HSET', KEYS[1], 'heartbeat_at', ARGV[1])
-return 1
-"""
-_MARK_LOST = """
-if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return 0 end
-if (redis.call('HGET', KEYS[1], 'heartbeat_at') or '') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'failed', 'finished_at', ARGV[2], 'error', ARGV[3])
-return 1
-"""
-_FAIL_IF_OPEN = """
-local state = redis.call('HGET', KEYS[1], 'state')
-if state ~= 'queued' and state ~= 'running' then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'failed', 'finished_at', ARGV[1], 'error', ARGV[2])
-redis.call('HDEL', KEYS[1], 'run_open')
-return 1
-"""

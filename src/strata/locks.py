@@ -88,7 +88,11 @@ class Owner:
 
     @classmethod
     def current(cls) -> Owner:
-        pid = os.getpid()
+        return cls.of(os.getpid())
+
+    @classmethod
+    def of(cls, pid: int) -> Owner:
+        """The process ``pid`` of this host (its start time ``?`` if it is not running)."""
         return cls(host_id(), pid, process_start_time(pid) or "?")
 
     @classmethod
@@ -111,6 +115,13 @@ class Owner:
         if self.host != host_id() or self.start == "?" or not Path("/proc/self/stat").exists():
             return False
         return process_start_time(self.pid) != self.start
+
+    def alive(self) -> bool:
+        """Provably running: on this host and namespace, the same process still exists
+        (slow or starved, perhaps, but not dead)."""
+        if self.host != host_id() or self.start == "?":
+            return False
+        return process_start_time(self.pid) == self.start
 
 
 def owner_of_token(token: bytes | str | None) -> Owner | None:

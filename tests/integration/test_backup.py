@@ -89,6 +89,8 @@ def _answers(reads: CodeReads, keys: list[str], as_of: AsOf) -> list[Any]:
                 symbol and (symbol.kind, symbol.qualname, symbol.state),
                 [(h.key, h.depth, h.line, h.resolution) for h in callers],
                 [(h.key, h.depth, h.line, h.resolution) for h in callees],
+                reads.impact(key, as_of, first=100),  # callers, entrypoints, tests, unresolved
+                reads.history(key),  # every version with its four times
             )
         )
     return out
@@ -129,6 +131,8 @@ class TestBackupRestore:
         moments = (AsOf.at(), AsOf.at(valid_at=C1))
         graph_before = _canonical(fresh)
         answers_before = [_answers(reads, keys, as_of) for as_of in moments]
+        branches_before = [reads.branches(name, as_of) for as_of in moments]
+        assert all(branches_before)
 
         path = tmp_path / "graph.strata.gz"
         dumped = backup.dump(fresh, ontology, path)
@@ -141,6 +145,7 @@ class TestBackupRestore:
         assert (loaded.nodes, loaded.relationships) == (dumped.nodes, dumped.relationships)
         assert _canonical(fresh) == graph_before
         assert [_answers(reads, keys, as_of) for as_of in moments] == answers_before
+        assert [reads.branches(name, as_of) for as_of in moments] == branches_before
         leftover = "SHOW INDEXES YIELD name WHERE name = 'strata_restore_id' RETURN name"
         assert fresh.read(leftover) == []
 

@@ -16,20 +16,24 @@ import redis
 from celery.exceptions import Ignore, Reject, Retry, SoftTimeLimitExceeded
 
 from strata import locks
-from strata.errors import DatabaseUnavailable, NotFound, StrataError
+from strata.errors import DatabaseError, DatabaseUnavailable, NotFound, StrataError
 from strata.git import Git, open_repository
+from strata.jobs_recovery import MAX_LOST_RUNS
 from strata.jobstore import JobRecord, JobStore, JobTimedOut, UnexpectedJobError, WorkerLost
 from strata.locks import Every, Owner
 from strata.registry import RepoRegistration
 from strata_workers.context import WorkerContext, worker_context
 
 # Transient database trouble is retried with backoff (always shorter than the
-# visibility timeout, so Redis never redelivers a task that is still waiting).
+# visibility timeout, so Redis never redelivers a task that is still waiting). The
+# wait is capped at 30 s so that a job runs again soon after Neo4j is back (a cap of
+# 300 s left a job idle for minutes after a 30 s restart); 20 retries ride out an
+# outage of several minutes (full jitter: 5 to 10 minutes in all).
 RETRY: dict[str, Any] = {
     "autoretry_for": (DatabaseUnavailable,),
     "retry_backoff": 5,
-    "retry_backoff_max": 300,
-    "max_retries": 8,
+    "retry_backoff_max": 30,
+    "max_retries": 20,
 }
 # The job record's heartbeat and the repository lock's lease are renewed this
 # often; a dead worker's job reads as lost after a few missed beats
@@ -37,10 +41,6 @@ RETRY: dict[str, Any] = {
 HEARTBEAT_S = 5.0
 LOCK_LEASE_S = locks.LEASE_S
 LOCK_WAIT_S = locks.WAIT_S
-# A job whose worker died this many times (an OOM on the same input, say) is
-# failed instead of being run again.
-MAX_LOST_RUNS = 2
-
 # A second delivery of a job another live process runs (the broker restored it on a
 # reconnect while it ran) waits this often for that run to end.
 DUPLICATE_POLL_S = 1.0
@@ -57,7 +57,11 @@ def already_ended(jobs: JobStore, job_id: str, *, wait_s: float = LOCK_WAIT_S) -
     and redelivered after the visibility timeout). A job that SUCCEEDED, or
     FAILED on anything but a lost worker, is not run again; one that another
     live process is running is waited for (up to ``wait_s``) and then judged.
-    A job whose worker was lost runs again (that is the redelivery's purpose).
+    A job whose worker was lost runs again (that is the redelivery's purpose),
+    unless it was given up (lost :data:`MAX_LOST_RUNS` times): then it stays failed.
+    A reaper that sent a lost run's job again (strata.jobs_recovery) left the
+    original message in the broker: it comes back at the visibility timeout and
+    finds the job ended or running, and is skipped or waits here.
     """
     me = str(Owner.current())
     deadline = time.monotonic() + wait_s
@@ -66,7 +70,9 @@ def already_ended(jobs: JobStore, job_id: str, *, wait_s: float = LOCK_WAIT_S) -
         if record.state == "succeeded":
             return record
         if record.state == "failed":
-            return None if (record.error or {}).get("code") == WorkerLost.code else record
+            lost = (record.error or {}).get("code") == WorkerLost.code
+            given_up = record.lost >= MAX_LOST_RUNS and not record.run_open
+            return None if lost and not given_up else record
         if record.state != "running" or record.owner in (None, me):
             return None
         owner = Owner.parse(record.owner or "")
@@ -91,7 +97,10 @@ def tracked(task: Any, job_id: str) -> Iterator[WorkerContext]:
         log.warning("job %s already %s: this delivery is skipped", job_id, ended.state)
         raise Ignore()  # acknowledged without running or recording anything
     lost = ctx.jobs.start(
-        job_id, worker=f"{socket.gethostname()}:{os.getpid()}", heartbeat_s=HEARTBEAT_S
+        job_id,
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+        heartbeat_s=HEARTBEAT_S,
+        message=_message(task),
     )
     if lost >= MAX_LOST_RUNS:
         error = WorkerLost(
@@ -121,6 +130,21 @@ def tracked(task: Any, job_id: str) -> Iterator[WorkerContext]:
         beat.stop()
 
 
+def _message(task: Any) -> dict[str, Any] | None:
+    """What a reaper needs to send this delivery again: task name, queue, kwargs."""
+    delivery = getattr(task.request, "delivery_info", None) or {}
+    queue = delivery.get("routing_key")
+    if not queue:  # run in-process (eager), not from a queue: nothing to send again
+        return None
+    return {"task": task.name, "queue": queue, "kwargs": dict(task.request.kwargs or {})}
+
+
+# Neo4j ended a transaction at its client-set timeout: on a loaded machine, or a store
+# just restarted with a cold page cache, a write batch can outlast it once; Neo4j itself
+# says a new transaction should succeed. The job retries it like an unreachable Neo4j.
+TX_TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"
+
+
 @contextmanager
 def job_run(task: Any, job_id: str) -> Iterator[WorkerContext]:
     """A tracked job whose StrataErrors are recorded too (final, or before a retry)."""
@@ -131,6 +155,17 @@ def job_run(task: Any, job_id: str) -> Iterator[WorkerContext]:
             final = task.request.retries >= task.max_retries
             ctx.jobs.fail(job_id, public_error(exc), final=final)
             raise
+        except DatabaseError as exc:
+            if not str(exc.details.get("gql_status") or "").startswith(TX_TIMED_OUT):
+                ctx.jobs.fail(job_id, public_error(exc))
+                raise
+            retry = DatabaseUnavailable(
+                "a Neo4j transaction ran past its timeout; the job is retried",
+                hint="if it keeps timing out, raise STRATA_NEO4J_QUERY_TIMEOUT_S",
+            )
+            final = task.request.retries >= task.max_retries
+            ctx.jobs.fail(job_id, public_error(retry), final=final)
+            raise retry from exc
         except StrataError as exc:
             ctx.jobs.fail(job_id, public_error(exc))
             raise

@@ -5,6 +5,9 @@ its code: only the worker's main process learns of it, through Celery's
 ``task_failure`` signal. This receiver ends the job FAILED with a typed error,
 unless the task already recorded its end (the signal also fires in the pool
 child after an ordinary exception, which :mod:`.runner` has recorded).
+
+The worker's main process also runs the job reaper (:mod:`.reaper`) from its
+ready signal to its shutdown.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import logging
 from typing import Any
 
 from celery.exceptions import TimeLimitExceeded, WorkerLostError
-from celery.signals import task_failure, worker_process_shutdown
+from celery.signals import task_failure, worker_process_shutdown, worker_ready, worker_shutdown
 
 from strata.errors import StrataError
 from strata.jobstore import JobTimedOut, WorkerLost
@@ -67,7 +70,25 @@ def _flush_caches(**_: Any) -> None:
         built.code.cache.flush()
 
 
+def _start_reaper(sender: Any = None, **_: Any) -> None:
+    """The worker's main process sends vanished workers' jobs again (strata_workers.reaper)."""
+    from strata_workers import reaper
+
+    try:
+        reaper.start(sender)
+    except Exception:  # a worker without a reaper still runs its tasks
+        log.exception("the job reaper did not start")
+
+
+def _stop_reaper(**_: Any) -> None:
+    from strata_workers import reaper
+
+    reaper.stop()
+
+
 def connect() -> None:
     """Subscribe once per process (Celery signals deduplicate by receiver)."""
     task_failure.connect(_on_failure, weak=False)
     worker_process_shutdown.connect(_flush_caches, weak=False)
+    worker_ready.connect(_start_reaper, weak=False)
+    worker_shutdown.connect(_stop_reaper, weak=False)

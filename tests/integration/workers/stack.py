@@ -23,6 +23,10 @@ import httpx
 
 from strata.devstack.api import launch_api
 from strata.devstack.worker import worker_command
+from strata.graph.gateway import Gateway
+from strata.jobstore import JobRecord, JobStore
+from strata.registry import KeyRing, RepoRegistry
+from strata.security import ServerKeys
 from strata.settings import Settings
 from strata.testing import push_headers, push_payload
 from tests.conftest import free_port, make_settings, settings_env
@@ -130,6 +134,28 @@ def push(
     assert answer.status_code == 202, answer.text
     job_id: str = answer.json()["jobs"][0]
     return job_id
+
+
+def register_repo(settings: Settings, gateway: Gateway, name: str, path: Path) -> str:
+    """Register a local GitHub repository (webhook secret ``SECRET``); a read key for it."""
+    keys = ServerKeys(settings.secret_key.get_secret_value())
+    RepoRegistry(gateway, keys).register(
+        name=name, provider="github", secret=SECRET, path=str(path)
+    )
+    _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
+    return token
+
+
+def wait_running(jobs: JobStore, job_id: str, timeout: float = 120) -> JobRecord:
+    """Wait until the job runs and has done some work (its progress has a phase)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        record = jobs.get(job_id)
+        assert record.state in ("queued", "running"), record
+        if record.state == "running" and record.progress.get("phase"):
+            return record
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} never started")
 
 
 def gql(base: str, token: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:

@@ -22,33 +22,23 @@ from strata.graph.gateway import Gateway
 from strata.jobs import CODE_REINDEX, ReindexJob
 from strata.jobstore import JobRecord, JobStore, lost_after, new_job_id
 from strata.locks import LEASE_S as LOCK_LEASE_S
-from strata.registry import KeyRing, RepoRegistry
-from strata.security import ServerKeys
 from strata.settings import Settings
 from strata_workers.runner import HEARTBEAT_S
 from tests.integration.workers.stack import (
-    SECRET,
     ZERO,
     api_process,
     generated_repo,
     push,
+    register_repo,
     solo_worker,
     stack_settings,
     wait_job,
+    wait_running,
     worker_process,
 )
 
 C1 = datetime(2025, 8, 1, tzinfo=UTC)
 FILES = 600  # above the parallel threshold: the pool child has parse helpers too
-
-
-def _register(settings: Settings, gateway: Gateway, name: str, path: Path) -> str:
-    keys = ServerKeys(settings.secret_key.get_secret_value())
-    RepoRegistry(gateway, keys).register(
-        name=name, provider="github", secret=SECRET, path=str(path)
-    )
-    _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
-    return token
 
 
 def _jobs(settings: Settings) -> JobStore:
@@ -91,7 +81,7 @@ class TestUnexpectedErrorInATask:
         monkeypatch.setattr(CodeIndexer, "index", broken)
         name = f"bug-{unique}"
         repo, c1 = generated_repo(tmp_path / name, 3, C1)
-        _register(settings, gateway, name, repo.path)
+        register_repo(settings, gateway, name, repo.path)
         jobs = _jobs(settings)
         job_id = new_job_id()
         jobs.create("code.reindex", name, job_id=job_id)
@@ -121,18 +111,6 @@ def stack(
         yield settings, base
 
 
-def _running(jobs: JobStore, job_id: str, timeout: float = 120) -> JobRecord:
-    """Wait until the job runs and has done some work (its progress has a phase)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        record = jobs.get(job_id)
-        assert record.state in ("queued", "running"), record
-        if record.state == "running" and record.progress.get("phase"):
-            return record
-        time.sleep(0.1)
-    raise AssertionError(f"job {job_id} never started")
-
-
 class TestKilledWorkers:
     """A SIGKILL never leaves a job RUNNING: it is redelivered and finishes, or fails."""
 
@@ -142,11 +120,11 @@ class TestKilledWorkers:
         settings, base = stack
         name = f"kill-child-{unique}"
         repo, c1 = generated_repo(tmp_path / name, FILES, C1)
-        token = _register(settings, gateway, name, repo.path)
+        token = register_repo(settings, gateway, name, repo.path)
         jobs = _jobs(settings)
         with worker_process(settings, tmp_path) as worker:
             job_id = push(base, name, ZERO, c1)
-            first = _running(jobs, job_id)
+            first = wait_running(jobs, job_id)
             [child] = worker.children()
             assert first.worker is not None
             assert first.worker.endswith(f":{child}")
@@ -174,11 +152,11 @@ class TestKilledWorkers:
         settings, base = stack
         name = f"kill-all-{unique}"
         repo, c1 = generated_repo(tmp_path / name, FILES, C1)
-        token = _register(settings, gateway, name, repo.path)
+        token = register_repo(settings, gateway, name, repo.path)
         jobs = _jobs(settings)
         with worker_process(settings, tmp_path) as worker:
             job_id = push(base, name, ZERO, c1)
-            _running(jobs, job_id)
+            wait_running(jobs, job_id)
             worker.kill()  # main process and pool child: nobody is left to report
         killed_at = time.monotonic()
 

@@ -14,16 +14,14 @@ import pytest
 from strata.code.indexer import PARALLEL_PARSE_MIN_FILES
 from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
-from strata.registry import KeyRing, RepoRegistry
-from strata.security import ServerKeys
 from strata.settings import Settings
 from tests.integration.workers.stack import (
-    SECRET,
     ZERO,
     api_process,
     generated_repo,
     gql,
     push,
+    register_repo,
     stack_settings,
     wait_job,
 )
@@ -45,21 +43,12 @@ def stack(
         yield settings, base
 
 
-def _register(settings: Settings, gateway: Gateway, name: str, path: Path) -> str:
-    keys = ServerKeys(settings.secret_key.get_secret_value())
-    RepoRegistry(gateway, keys).register(
-        name=name, provider="github", secret=SECRET, path=str(path)
-    )
-    _, token = KeyRing(gateway, keys).create(scopes=["read"], repos=[name])
-    return token
-
-
 def _index_through_the_worker(
     stack: tuple[Settings, str], gateway: Gateway, tmp_path: Path, name: str, files: int
 ) -> tuple[dict[str, Any], str]:
     settings, base = stack
     repo, c1 = generated_repo(tmp_path / name, files, C1)
-    token = _register(settings, gateway, name, repo.path)
+    token = register_repo(settings, gateway, name, repo.path)
     job = wait_job(base, token, push(base, name, ZERO, c1), timeout=240)
     assert job["state"] == "SUCCEEDED", job
     return job, token
