@@ -14,7 +14,7 @@ from datetime import datetime
 
 import strawberry
 
-from strata.code.reads import MAX_DEPTH, MAX_FIRST
+from strata.code.reads import MAX_DEPTH, MAX_FIRST, CallList
 from strata.graph.absence import cut_lists
 from strata.search.lookup import fuzzy_symbols
 from strata.temporal import AsOf
@@ -23,6 +23,7 @@ from strata_api.graphql.arguments import bounded, decode_cursor
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.call import CallEdge, Impact, UnresolvedCalls
+from strata_api.graphql.types.call_page import CallPage, page_offset
 from strata_api.graphql.types.entity_kind import EntityKind
 from strata_api.graphql.types.file import File
 from strata_api.graphql.types.history import Axis, Change, FactVersion
@@ -109,7 +110,26 @@ class CodeQuery:
         first: int = 10,
         as_of: AsOfInput | None = None,
     ) -> list[CallEdge]:
-        return await _walk(info, "callers", str(symbol), depth, first, as_of)
+        first = info.context.page(first)
+        return [
+            CallEdge.from_domain(h)
+            for h in await _walk(info, "callers", str(symbol), depth, first, as_of)
+        ]
+
+    @strawberry.field(
+        description="Who calls the symbol, up to `depth` hops (max 5), as a page that says "
+        "whether there are more (pageInfo.hasNextPage, totalCount); page on with `after`."
+    )
+    async def callers_page(
+        self,
+        info: Info,
+        symbol: strawberry.ID,
+        depth: int = 1,
+        first: int = 10,
+        after: str | None = None,
+        as_of: AsOfInput | None = None,
+    ) -> CallPage:
+        return await _page(info, "callers", str(symbol), depth, first, after, as_of)
 
     @strawberry.field(description="What the symbol calls, up to `depth` hops (max 5).")
     async def callees(
@@ -120,7 +140,26 @@ class CodeQuery:
         first: int = 10,
         as_of: AsOfInput | None = None,
     ) -> list[CallEdge]:
-        return await _walk(info, "callees", str(symbol), depth, first, as_of)
+        first = info.context.page(first)
+        return [
+            CallEdge.from_domain(h)
+            for h in await _walk(info, "callees", str(symbol), depth, first, as_of)
+        ]
+
+    @strawberry.field(
+        description="What the symbol calls, up to `depth` hops (max 5), as a page that says "
+        "whether there are more (pageInfo.hasNextPage, totalCount); page on with `after`."
+    )
+    async def callees_page(
+        self,
+        info: Info,
+        symbol: strawberry.ID,
+        depth: int = 1,
+        first: int = 10,
+        after: str | None = None,
+        as_of: AsOfInput | None = None,
+    ) -> CallPage:
+        return await _page(info, "callees", str(symbol), depth, first, after, as_of)
 
     @strawberry.field(
         description="Transitive callers up to the entrypoints they reach, and the tests that "
@@ -255,18 +294,18 @@ async def _walk(
     depth: int,
     first: int,
     as_of: AsOfInput | None,
-) -> list[CallEdge]:
+) -> CallList:
+    """The walk's first ``first`` hits (the whole walk for ``MAX_FIRST``), with its total."""
     context = info.context
     depth = bounded("depth", depth, 1, MAX_DEPTH)
-    first = context.page(first)
     repo, label = checked_key(info, key)
     resolved = AsOfInput.resolve(as_of)
     if not context.principal.can_read(repo):
         await say_why(info, repo, resolved, label=label, key=key, readable=False)
-        return []
+        return CallList([], total=0, unresolved=None)
     reads = context.code
     if direction == "callers":
-        # The list type has no room for the unresolved count yet: skip its query.
+        # The repository-wide unresolved count costs a scan of every symbol state: skipped.
         hits = await context.run(
             reads.callers,
             key,
@@ -287,7 +326,23 @@ async def _walk(
         )
     if not hits:
         await say_why(info, repo, resolved, label=label, key=key)
-    return [CallEdge.from_domain(h) for h in hits]
+    return hits
+
+
+async def _page(
+    info: Info,
+    direction: str,
+    key: str,
+    depth: int,
+    first: int,
+    after: str | None,
+    as_of: AsOfInput | None,
+) -> CallPage:
+    """Rows after the cursor of the whole walk (read once, cut here: its order is stable)."""
+    first = info.context.page(first)
+    offset = page_offset(after)
+    found = await _walk(info, direction, key, depth, MAX_FIRST, as_of)
+    return CallPage.from_domain(found, offset, first)
 
 
 def window_end(end: datetime, axis: Axis) -> AsOf:
