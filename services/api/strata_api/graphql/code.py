@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from datetime import datetime
+from typing import Any
 
 import strawberry
 
@@ -33,6 +34,30 @@ from strata_api.graphql.types.symbol_connection import SymbolConnection
 from strata_api.graphql.types.symbol_filter import SymbolFilter
 
 MAX_CHANGES = 500
+
+
+def _page_field(direction: str, description: str) -> Any:
+    """``callersPage`` / ``calleesPage``: one resolver shape, two directions."""
+
+    async def resolve(
+        info: Info,
+        symbol: strawberry.ID,
+        depth: int = 1,
+        first: int = 10,
+        after: str | None = None,
+        as_of: AsOfInput | None = None,
+    ) -> CallPage:
+        # The whole walk is read once and cut here: its order is stable, so is an offset.
+        first = info.context.page(first)
+        offset = page_offset(after)
+        found = await _walk(info, direction, str(symbol), depth, MAX_FIRST, as_of)
+        return CallPage.from_domain(found, offset, first)
+
+    return strawberry.field(
+        resolver=resolve,
+        description=description + " that says whether there are more "
+        "(pageInfo.hasNextPage, totalCount); page on with `after`.",
+    )
 
 
 @strawberry.type
@@ -116,20 +141,9 @@ class CodeQuery:
             for h in await _walk(info, "callers", str(symbol), depth, first, as_of)
         ]
 
-    @strawberry.field(
-        description="Who calls the symbol, up to `depth` hops (max 5), as a page that says "
-        "whether there are more (pageInfo.hasNextPage, totalCount); page on with `after`."
+    callers_page = _page_field(
+        "callers", "Who calls the symbol, up to `depth` hops (max 5), as a page"
     )
-    async def callers_page(
-        self,
-        info: Info,
-        symbol: strawberry.ID,
-        depth: int = 1,
-        first: int = 10,
-        after: str | None = None,
-        as_of: AsOfInput | None = None,
-    ) -> CallPage:
-        return await _page(info, "callers", str(symbol), depth, first, after, as_of)
 
     @strawberry.field(description="What the symbol calls, up to `depth` hops (max 5).")
     async def callees(
@@ -146,20 +160,9 @@ class CodeQuery:
             for h in await _walk(info, "callees", str(symbol), depth, first, as_of)
         ]
 
-    @strawberry.field(
-        description="What the symbol calls, up to `depth` hops (max 5), as a page that says "
-        "whether there are more (pageInfo.hasNextPage, totalCount); page on with `after`."
+    callees_page = _page_field(
+        "callees", "What the symbol calls, up to `depth` hops (max 5), as a page"
     )
-    async def callees_page(
-        self,
-        info: Info,
-        symbol: strawberry.ID,
-        depth: int = 1,
-        first: int = 10,
-        after: str | None = None,
-        as_of: AsOfInput | None = None,
-    ) -> CallPage:
-        return await _page(info, "callees", str(symbol), depth, first, after, as_of)
 
     @strawberry.field(
         description="Transitive callers up to the entrypoints they reach, and the tests that "
@@ -327,22 +330,6 @@ async def _walk(
     if not hits:
         await say_why(info, repo, resolved, label=label, key=key)
     return hits
-
-
-async def _page(
-    info: Info,
-    direction: str,
-    key: str,
-    depth: int,
-    first: int,
-    after: str | None,
-    as_of: AsOfInput | None,
-) -> CallPage:
-    """Rows after the cursor of the whole walk (read once, cut here: its order is stable)."""
-    first = info.context.page(first)
-    offset = page_offset(after)
-    found = await _walk(info, direction, key, depth, MAX_FIRST, as_of)
-    return CallPage.from_domain(found, offset, first)
 
 
 def window_end(end: datetime, axis: Axis) -> AsOf:
