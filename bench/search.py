@@ -54,6 +54,12 @@ def main() -> None:
     parser.add_argument("path", nargs="?", default=str(Path(__file__).resolve().parents[1]))
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--repo", help="reuse (and keep) this repository if indexed")
+    parser.add_argument(
+        "--embed-limit",
+        type=int,
+        default=None,
+        help="embed at most this many documents (then no search embeds any: steady state)",
+    )
     args = parser.parse_args()
     settings = load_settings()
     repo = args.repo or f"bench-search-{uuid.uuid4().hex[:6]}"
@@ -79,7 +85,7 @@ def main() -> None:
             f"search documents: {docs.documents:,} in {docs.write_s:.2f}s "
             f"({docs.write_s / max(index_s, 1e-9):.0%} of the index time)"
         )
-        embedded, _, embed_s = index.embed_pending(repo, budget=None)
+        embedded, _, embed_s = index.embed_pending(repo, budget=args.embed_limit)
         print(
             f"embeddings: {embedded:,} in {embed_s:.1f}s = "
             f"{1000 * embed_s / max(embedded, 1):.1f} ms per document"
@@ -92,7 +98,10 @@ def main() -> None:
         ]
         rng = random.Random(7)
         queries = PHRASES + rng.sample(names, max(0, min(len(names), args.queries - len(PHRASES))))
-        search = SearchService(gateway, index)
+        # With a cap, what is left unembedded stays so: no query pays for embedding it.
+        search = SearchService(
+            gateway, index, embed_per_search=0 if args.embed_limit is not None else 16
+        )
         search.search("warm up", repo)
         times: list[float] = []
         for query in queries:

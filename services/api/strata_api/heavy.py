@@ -237,10 +237,18 @@ class HeavyReads:
             broken.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
+        """Stop the pool now: its processes only read, so nothing is left half done,
+        and waiting for one still loading the embedder would hold up the API's exit."""
         with self._lock:
             pool, self._pool, self._ready = self._pool, None, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if pool is None:
+            return
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(timeout=5)
 
     async def _run(self, remote: Any, local: str, timeout: float, kwargs: dict[str, Any]) -> Any:
         deadline = time.time() + timeout

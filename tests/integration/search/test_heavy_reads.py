@@ -40,6 +40,18 @@ def started(api: Api, timeout: float = 180) -> None:
         time.sleep(0.1)
 
 
+def alive(pid: int, timeout: float) -> bool:
+    """Whether ``pid`` still exists after waiting up to ``timeout`` for it to end."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def pool_pids(api: Api) -> list[int]:
     pool = heavy(api)._pool
     assert pool is not None, "no heavy-read pool was started"
@@ -62,6 +74,9 @@ class TestHeavyReads:
             assert "errors" not in body, body
             assert body["data"]["context"]["tokens"] > 0
             assert pool_pids(api) == [pid]  # the same process served the pack
+        started_at = time.monotonic()  # the app has shut down: its pool is gone, at once
+        assert not alive(pid, timeout=10), "the pool process outlived the app"
+        assert time.monotonic() - started_at < 10
 
     def test_a_killed_pool_process_is_replaced(
         self, make_api: Callable[..., Any], shop: Indexed
@@ -71,13 +86,7 @@ class TestHeavyReads:
             before = hits(api, shop.repo)
             [pid] = pool_pids(api)
             os.kill(pid, signal.SIGKILL)
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:  # until the executor has seen it die
-                try:
-                    os.kill(pid, 0)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.05)
+            assert not alive(pid, timeout=10)
             assert hits(api, shop.repo) == before  # answered here while a new pool starts
             started(api)
             assert pool_pids(api) != [pid]
