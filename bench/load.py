@@ -20,7 +20,7 @@ repository of ``--files`` modules through a push, then:
 Every level and sample prints the machine's load average: on a shared machine
 the tail latencies say more about the other work than about Strata.
 
-    .venv/bin/python bench/load.py [--seconds 20] [--levels 1,4,16] [--soak 15]
+    .venv/bin/python bench/load.py [--seconds 20] [--levels 1,4,16] [--soak 15] [--heavy-workers 1]
 """
 
 from __future__ import annotations
@@ -334,10 +334,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--symbol-clients", type=int, default=4, help="symbol lookups alone")
     parser.add_argument("--neo4j-port", type=int, default=0)
     parser.add_argument("--redis-port", type=int, default=0)
+    parser.add_argument(
+        "--heavy-workers",
+        type=int,
+        default=1,
+        help="STRATA_API_HEAVY_WORKERS: processes for searches (0: in the API process)",
+    )
     args = parser.parse_args(argv)
     counts = [int(c) for c in args.levels.split(",") if c]
     # The load levels measure latency, not the limiter (step 2 shows that apart).
-    overrides = {"rate_limit_per_minute": 1_000_000}
+    overrides = {"rate_limit_per_minute": 1_000_000, "api_heavy_workers": args.heavy_workers}
     with BenchStack("load", args.neo4j_port, args.redis_port, overrides) as stack:
         name = f"load-{os.getpid()}"
         path = stack.var / "repos" / name
@@ -351,7 +357,12 @@ def main(argv: list[str] | None = None) -> int:
                 state = wait_job(jobs, push(base, name, sha))
                 print(
                     f"indexed {args.files} modules through a push: {state} "
-                    f"in {time.monotonic() - t0:.1f} s"
+                    f"in {time.monotonic() - t0:.1f} s; searches in "
+                    + (
+                        f"{args.heavy_workers} heavy-read process(es)"
+                        if args.heavy_workers
+                        else "the API process"
+                    )
                 )
                 symbols = [
                     f"{name}|main|pkg{i % 20}/mod{i}.py|helper_{i}"
@@ -370,8 +381,8 @@ def main(argv: list[str] | None = None) -> int:
                 out = stack.var / "locust"
                 out.mkdir(parents=True, exist_ok=True)
                 levels(base, counts, args.seconds, env, out)
-                # In the mix, search (the query embedder, CPU-bound) shares the API
-                # process with the lookups; this level shows a symbol lookup's own cost.
+                # Searches run in the API's heavy-read processes (--heavy-workers; 0: in
+                # the API process itself); this level shows a symbol lookup's own cost.
                 levels(base, [args.symbol_clients], args.seconds, env, out, tags=("symbol",))
                 rate_limit(stack, name, args.limit)
                 burst(stack, base, jobs)

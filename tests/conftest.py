@@ -57,6 +57,9 @@ def make_settings(**overrides: object) -> Settings:
         "dev_neo4j_pagecache_mb": 256,
         "mirrors_dir": TEST_VAR / "mirrors",
         "log_json": False,
+        # Searches in the test process's threads: the many short-lived test apps would
+        # each spawn a pool (tests/integration/search/test_heavy_reads.py runs it).
+        "api_heavy_workers": 0,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]

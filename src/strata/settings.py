@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     webhook_max_body_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
     request_timeout_s: float = Field(default=10.0, gt=0)
     rate_limit_per_minute: int = Field(default=600, ge=1)
+    # Searches and context packs run in this many processes beside the API's own, so
+    # cheap lookups never wait behind them (strata_api.heavy); 0: in the API process.
+    api_heavy_workers: int = Field(default=1, ge=0, le=16)
     cors_origins: list[str] = Field(default_factory=list)
     # Access control (docs/api-security.md). Anonymous reads are honoured only
     # in development, and the API refuses to start with them elsewhere.

@@ -33,6 +33,7 @@ from strata_api.graphql.context import Context
 from strata_api.graphql.errors import client_view
 from strata_api.graphql.router import StrataGraphQLRouter
 from strata_api.graphql.schema import build_schema
+from strata_api.heavy import HeavyReads
 from strata_api.metrics import HttpMetrics, Metrics, OperationMetrics
 from strata_api.middleware import RequestContext
 from strata_api.ratelimit import RateLimited, RateLimiter
@@ -89,6 +90,7 @@ def create_app(settings: Settings) -> FastAPI:
         state.registry = RepoRegistry(state.gateway, keys)
         state.authenticator = Authenticator(settings, KeyRing(state.gateway, keys), keys)
         state.rate_limiter = RateLimiter(state.redis, settings.rate_limit_per_minute)
+        state.heavy = HeavyReads.started(settings, state.gateway, state.ontology, state.registry)
         state.webhooks = webhooks.WebhookReceiver(
             settings=settings,
             registry=state.registry,
@@ -100,6 +102,7 @@ def create_app(settings: Settings) -> FastAPI:
         try:
             yield
         finally:
+            state.heavy.close()
             state.tasks.close()
             state.gateway.close()
             state.redis.close()
@@ -118,6 +121,7 @@ def create_app(settings: Settings) -> FastAPI:
             task_sender=state.tasks,
             registry=state.registry,
             ontology_model=state.ontology,
+            heavy=state.heavy,
         )  # the time budget starts now (Context.deadline)
 
     check_auth_settings(settings)  # fail at start-up, not on the first request

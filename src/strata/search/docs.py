@@ -61,7 +61,18 @@ CALL (through) {{
 CALL (through) {{
   MATCH ()-[st:STATE]->() WHERE st.created_at > through RETURN count(st) AS fresh
 }}
-RETURN toString(through) AS through, c.window AS seen, window, fresh, c.version AS version
+// In the same round trip: is the repository indexed at all, and is anything of it
+// waiting for a vector (a search that finds nothing new then skips two more reads).
+CALL () {{
+  OPTIONAL MATCH (r:Repository) WHERE r.repo = $repo
+  RETURN r IS NOT NULL AS known LIMIT 1
+}}
+CALL () {{
+  MATCH (d:SearchDoc {{repo: $repo, embedded: false}}) WITH d LIMIT 1
+  RETURN count(d) AS unembedded
+}}
+RETURN toString(through) AS through, c.window AS seen, window, fresh, c.version AS version,
+       known, unembedded
 """
 
 # What a document is made of, for each (n, st) a scan or a key lookup found.
@@ -154,6 +165,7 @@ class SyncResult:
     pending: int
     write_s: float
     embed_s: float
+    known: bool = True  # False: the repository is not indexed (nothing was read or written)
 
 
 def document(
@@ -236,10 +248,13 @@ class SearchIndex:
     def sync(self, repo: str, *, embed_budget: int | None = 0) -> SyncResult:
         """Document every state version recorded since the cursor; embed up to a budget.
 
-        ``embed_budget=None`` embeds every pending document; ``0`` none.
+        ``embed_budget=None`` embeds every pending document; ``0`` none. A repository
+        that is not indexed is answered ``known=False`` with nothing read or written.
         """
         started = time.perf_counter()
         cursor = self._gateway.read(CURSOR, repo=repo)[0]
+        if not cursor["known"]:
+            return SyncResult(0, 0, 0, time.perf_counter() - started, 0.0, known=False)
         stale = cursor["version"] != DOC_VERSION
         late = stale or cursor["seen"] is None or cursor["window"] != cursor["seen"]
         rows: list[dict[str, Any]] = []
@@ -257,6 +272,8 @@ class SearchIndex:
                 MOVE_CURSOR, repo=repo, through=newest or cursor["through"], version=DOC_VERSION
             )
         write_s = time.perf_counter() - started
+        if not written and not cursor["unembedded"]:  # nothing new, nothing waiting
+            return SyncResult(0, 0, 0, write_s, 0.0)
         embedded, pending, embed_s = self.embed_pending(repo, budget=embed_budget)
         return SyncResult(written, embedded, pending, write_s, embed_s)
 

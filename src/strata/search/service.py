@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 import time
 from collections import defaultdict
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from strata.code.layout import EMPTY, file_key_of, place_symbol
+from strata.code.layout import EMPTY, Layout, file_key_of, place_symbol
 from strata.code.positions import Positions, needs_layout
 from strata.errors import NotFound, ValidationError
 from strata.graph.gateway import Gateway, checked_label
@@ -73,6 +73,9 @@ _TESTS = frozenset({"test", "tests", "testing", "pytest", "fixture", "fixtures",
 REL_WEIGHT = {"CONTAINS": 0.5, "DEFINES": 0.5}
 
 _ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-embed")
+# Name, full-text and vector reads of concurrent searches (the process bounds how many
+# searches run at once: strata_api.heavy in the API).
+_READS = ThreadPoolExecutor(max_workers=6, thread_name_prefix="search-read")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,199}")
 _ST = as_of_predicate("st")
 _C = as_of_predicate("c")
@@ -294,9 +297,12 @@ class SearchService:
         pending = (
             _ENCODER.submit(embed, [text[:1000]]) if embed is not None and "vector" in use else None
         )
-        self.require_repository(repository, repos, timeout=timeout)
-        clock.lap("repository")
+        self._require_readable(repository, repos)
+        # One round trip says whether the repository is indexed and brings its
+        # documents up to date (writing nothing for an unknown one).
         synced = self._index.sync(repository, embed_budget=self._embed_per_search)
+        if not synced.known:
+            raise self._not_found(repository)
         clock.lap("sync")
         params: dict[str, Any] = {
             "repo": repository,
@@ -308,33 +314,35 @@ class SearchService:
         }
         found = _Found()
         terms = search_terms(text)
+        # The retrievers are independent reads: sent at once, each on its own session,
+        # so a search waits for the slowest of them, not for their sum.
+        reads: dict[str, Future[tuple[list[dict[str, Any]], float]]] = {}
         if "name" in use and _IDENTIFIER.fullmatch(text):
-            found.add(
-                "name", self._gateway.read(NAME, needle=text.lower(), timeout=timeout, **params)
+            reads["name"] = _READS.submit(
+                _timed, self._gateway.read, NAME, needle=text.lower(), timeout=timeout, **params
             )
-            clock.lap("name")
         if terms and "fulltext" in use:
             lucene = lucene_query(terms, repository, prefixes=len(terms) <= PREFIX_TERMS)
-            found.add(
-                "fulltext",
-                self._pooled(
-                    FULLTEXT, params, timeout, enough=first, lucene=lucene, min_score=0.0
-                ),
+            reads["fulltext"] = _READS.submit(
+                _timed,
+                self._pooled,
+                FULLTEXT,
+                params,
+                timeout,
+                enough=first,
+                lucene=lucene,
+                min_score=0.0,
             )
-            clock.lap("fulltext")
         notes: list[str] = []
         if pending is not None:
-            vector = pending.result()[0]
-            clock.lap("embed")
-            found.add(
-                "vector",
-                self._pooled(
-                    VECTOR, params, timeout, enough=first, vector=vector, min_score=VECTOR_MIN
-                ),
-            )
-            clock.lap("vector")
+            reads["vector"] = _READS.submit(_timed, self._vector, pending, params, timeout, first)
         elif "vector" in use:
             notes.append("no embedder configured: vector retriever skipped")
+        for retriever, read in reads.items():  # in this order: ties in the fusion stay put
+            rows, own_ms = read.result()
+            found.add(retriever, rows)
+            clock.laps[retriever] = own_ms  # its own time (vector: with the embedding)
+        clock.lap("retrievers")
         if synced.pending:
             notes.append(f"{synced.pending} documents not embedded yet (strata search --embed)")
         rankings, labels_of = found.rankings, found.labels
@@ -370,20 +378,42 @@ class SearchService:
             files=file_rollup(fused, found.paths),
         )
 
+    def _vector(
+        self,
+        pending: Future[list[list[float]]],
+        params: dict[str, Any],
+        timeout: float | None,
+        enough: int,
+    ) -> list[dict[str, Any]]:
+        """The vector retriever, once the query's vector is computed."""
+        vector = pending.result()[0]
+        return self._pooled(
+            VECTOR, params, timeout, enough=enough, vector=vector, min_score=VECTOR_MIN
+        )
+
     def require_repository(
         self, repository: str, repos: Sequence[str] | None, *, timeout: float | None = None
     ) -> None:
         """:class:`NotFound` unless the repository is indexed and readable by the caller."""
+        self._require_readable(repository, repos)
+        if not self._gateway.read(REPOSITORY, repo=repository, timeout=timeout):
+            raise self._not_found(repository)
+
+    def _require_readable(self, repository: str, repos: Sequence[str] | None) -> None:
+        """The checks that need no read: a name, and one the caller may read."""
         if not isinstance(repository, str) or not repository.strip():
             raise ValidationError("a repository name is required", field="repository")
-        readable = repos is None or repository in repos
-        rows = self._gateway.read(REPOSITORY, repo=repository, timeout=timeout) if readable else []
-        if not rows:
-            raise NotFound(
-                f"repository {repository!r} is not indexed (or not readable with this key)",
-                hint="index it first: strata index PATH --repo NAME",
-                repository=repository,
-            )
+        if repos is not None and repository not in repos:
+            raise self._not_found(repository)
+
+    @staticmethod
+    def _not_found(repository: str) -> NotFound:
+        # The same words for unknown and unreadable: a key cannot probe which exist.
+        return NotFound(
+            f"repository {repository!r} is not indexed (or not readable with this key)",
+            hint="index it first: strata index PATH --repo NAME",
+            repository=repository,
+        )
 
     def _pooled(
         self,
@@ -454,12 +484,32 @@ class SearchService:
         by_label: dict[str, list[str]] = defaultdict(list)
         for item in window:
             by_label[labels_of[item.key]].append(item.key)
+        # The states of each label and the layouts of the symbols' files (their spans,
+        # v4) are independent reads: sent at once.
+        states = {
+            label: _READS.submit(
+                self._gateway.read,
+                HYDRATE.format(label=checked_label(label)),
+                keys=keys,
+                timeout=timeout,
+                **as_of.params(),
+            )
+            for label, keys in by_label.items()
+        }
+        files = sorted({file_key_of(key) for key in by_label.get("Symbol", [])})
+        layouts = (
+            _READS.submit(
+                Positions(self._gateway).layouts, [(f, as_of) for f in files], timeout=timeout
+            )
+            if files
+            else None
+        )
         found: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {}
-        for label, keys in by_label.items():
-            statement = HYDRATE.format(label=checked_label(label))
-            for row in self._gateway.read(statement, keys=keys, timeout=timeout, **as_of.params()):
+        for label, rows in states.items():
+            for row in rows.result():
                 found[row["key"]] = (label, row["node"], decode_fact(row["state"]))
-        found = self._placed(found, as_of, timeout)
+        if layouts is not None:
+            found = _placed(found, layouts.result(), as_of)
         hits: list[SearchHit] = []
         for item in window:
             if item.key not in found:
@@ -472,29 +522,19 @@ class SearchService:
                 break
         return hits
 
-    def _placed(
-        self,
-        found: dict[str, tuple[str, dict[str, Any], dict[str, Any]]],
-        as_of: AsOf,
-        timeout: float | None,
-    ) -> dict[str, tuple[str, dict[str, Any], dict[str, Any]]]:
-        """Symbol hits with their spans as of ``as_of`` (v4 keeps them on the File's layout)."""
-        wanted = {
-            key: file_key_of(key)
-            for key, (label, _, state) in found.items()
-            if label == "Symbol" and needs_layout(state)
-        }
-        if not wanted:
-            return found
-        layouts = Positions(self._gateway).layouts(
-            ((f, as_of) for f in wanted.values()), timeout=timeout
-        )
-        out = dict(found)
-        for key, file_key in wanted.items():
-            label, node, state = found[key]
-            span = layouts.get((file_key, as_of), EMPTY).span(node.get("qualname"))
+
+def _placed(
+    found: dict[str, tuple[str, dict[str, Any], dict[str, Any]]],
+    layouts: dict[tuple[str, AsOf], Layout],
+    as_of: AsOf,
+) -> dict[str, tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Symbol hits with their spans as of ``as_of`` (v4 keeps them on the File's layout)."""
+    out = dict(found)
+    for key, (label, node, state) in found.items():
+        if label == "Symbol" and needs_layout(state):
+            span = layouts.get((file_key_of(key), as_of), EMPTY).span(node.get("qualname"))
             out[key] = (label, node, place_symbol(state, span))
-        return out
+    return out
 
 
 def _hit(item: Fused, label: str, node: dict[str, Any], state: dict[str, Any]) -> SearchHit:
@@ -571,6 +611,15 @@ class _Clock:
         now = time.perf_counter()
         self.laps[stage] = round((now - self._last) * 1000, 2)
         self._last = now
+
+
+def _timed(
+    read: Callable[..., list[dict[str, Any]]], *args: Any, **kwargs: Any
+) -> tuple[list[dict[str, Any]], float]:
+    """``read(*args, **kwargs)`` and how long it took (ms), for the timings of a search."""
+    started = time.perf_counter()
+    rows = read(*args, **kwargs)
+    return rows, round((time.perf_counter() - started) * 1000, 2)
 
 
 def _iso(value: object) -> str | None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from graphql import parse
 
+from strata.settings import Settings
 from strata_api.graphql.cost import operation_cost_errors
 from strata_api.graphql.limits import Limits
 from strata_api.graphql.schema import build_schema
@@ -63,3 +64,69 @@ class TestPageArguments:
 
     def test_zero_is_allowed(self) -> None:
         assert errors('{ jobs(repository: "r", first: 0) { id } }') == []
+
+
+class TestDefaultLimit:
+    """With the shipped limits a page of 100 with a handful of fields passes; more is refused."""
+
+    DEFAULTS = Limits()  # the settings' defaults (checked below)
+    EDGE = "id qualifiedName path line resolution evidence { path lineStart commit }"
+
+    def cost_errors(self, query: str) -> list[str]:
+        found = operation_cost_errors(GRAPHQL, parse(query), None, self.DEFAULTS)
+        return [e.message for e in found]
+
+    def test_a_page_of_100_callers_passes(self) -> None:
+        query = (
+            '{ callersPage(symbol: "r|main|a.py|f", depth: 3, first: 100) { nodes { '
+            f"{self.EDGE} }} pageInfo {{ hasNextPage endCursor }} totalCount totalCapped }} }}"
+        )
+        assert self.cost_errors(query) == []
+        assert (
+            self.cost_errors(
+                f'{{ callers(symbol: "r|main|a.py|f", first: 100) {{ {self.EDGE} }} }}'
+            )
+            == []
+        )
+
+    def test_pages_of_100_across_lists_pass(self) -> None:
+        # impact's lists, codeChanges' commits and changes, and a hit's matches are
+        # bounded by the page above them (or by the retrievers): not multiplied again.
+        impact = (
+            '{ impact(symbol: "r|main|a.py|f", first: 100) { callers { id qualifiedName } '
+            "tests { id qualifiedName } entrypoints { id qualifiedName } truncated } }"
+        )
+        changes = (
+            '{ codeChanges(repository: "r", start: "2025-01-01T00:00:00Z", '
+            'end: "2026-01-01T00:00:00Z", first: 100) { commits { commit message '
+            "changes { id change path qualifiedName } } hasNextPage endCursor } }"
+        )
+        search = (
+            '{ search(query: "retry", repository: "r") { hits(first: 50) { id score '
+            "qualifiedName matches { retriever rank score } evidence { path lineStart } } } }"
+        )
+        for query in (impact, changes, search):
+            assert self.cost_errors(query) == [], query
+
+    FULL = (
+        "id kind qualifiedName path repository depth via line lines confidence resolution "
+        "entrypoint testFramework evidence { path lineStart lineEnd commit }"
+    )  # every field of a call edge: 1 + 100 x 18 = 1801 per page
+
+    def pages(self, count: int) -> str:
+        return (
+            "{ "
+            + " ".join(
+                f'p{i}: callers(symbol: "r|main|a{i}.py|f", first: 100) {{ {self.FULL} }}'
+                for i in range(count)
+            )
+            + " }"
+        )
+
+    def test_two_full_pages_pass_three_are_refused(self) -> None:
+        assert self.cost_errors(self.pages(2)) == []  # 3602
+        assert any("costs more than 5000" in m for m in self.cost_errors(self.pages(3)))  # 5403
+
+    def test_the_default_limit_is_the_settings_default(self) -> None:
+        assert self.DEFAULTS.max_cost == Settings.model_fields["graphql_max_cost"].default
+        assert self.DEFAULTS.max_page_size == 100

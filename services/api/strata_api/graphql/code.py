@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import functools
 from datetime import datetime
+from typing import Any
 
 import strawberry
 
-from strata.code.reads import MAX_DEPTH, MAX_FIRST
+from strata.code.reads import MAX_DEPTH, MAX_FIRST, CallList
 from strata.graph.absence import cut_lists
 from strata.search.lookup import fuzzy_symbols
 from strata.temporal import AsOf
@@ -23,6 +24,7 @@ from strata_api.graphql.arguments import bounded, decode_cursor
 from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.call import CallEdge, Impact, UnresolvedCalls
+from strata_api.graphql.types.call_page import CallPage, page_offset
 from strata_api.graphql.types.entity_kind import EntityKind
 from strata_api.graphql.types.file import File
 from strata_api.graphql.types.history import Axis, Change, FactVersion
@@ -32,6 +34,30 @@ from strata_api.graphql.types.symbol_connection import SymbolConnection
 from strata_api.graphql.types.symbol_filter import SymbolFilter
 
 MAX_CHANGES = 500
+
+
+def _page_field(direction: str, description: str) -> Any:
+    """``callersPage`` / ``calleesPage``: one resolver shape, two directions."""
+
+    async def resolve(
+        info: Info,
+        symbol: strawberry.ID,
+        depth: int = 1,
+        first: int = 10,
+        after: str | None = None,
+        as_of: AsOfInput | None = None,
+    ) -> CallPage:
+        # The whole walk is read once and cut here: its order is stable, so is an offset.
+        first = info.context.page(first)
+        offset = page_offset(after)
+        found = await _walk(info, direction, str(symbol), depth, MAX_FIRST, as_of)
+        return CallPage.from_domain(found, offset, first)
+
+    return strawberry.field(
+        resolver=resolve,
+        description=description + " that says whether there are more "
+        "(pageInfo.hasNextPage, totalCount); page on with `after`.",
+    )
 
 
 @strawberry.type
@@ -109,7 +135,15 @@ class CodeQuery:
         first: int = 10,
         as_of: AsOfInput | None = None,
     ) -> list[CallEdge]:
-        return await _walk(info, "callers", str(symbol), depth, first, as_of)
+        first = info.context.page(first)
+        return [
+            CallEdge.from_domain(h)
+            for h in await _walk(info, "callers", str(symbol), depth, first, as_of)
+        ]
+
+    callers_page = _page_field(
+        "callers", "Who calls the symbol, up to `depth` hops (max 5), as a page"
+    )
 
     @strawberry.field(description="What the symbol calls, up to `depth` hops (max 5).")
     async def callees(
@@ -120,7 +154,15 @@ class CodeQuery:
         first: int = 10,
         as_of: AsOfInput | None = None,
     ) -> list[CallEdge]:
-        return await _walk(info, "callees", str(symbol), depth, first, as_of)
+        first = info.context.page(first)
+        return [
+            CallEdge.from_domain(h)
+            for h in await _walk(info, "callees", str(symbol), depth, first, as_of)
+        ]
+
+    callees_page = _page_field(
+        "callees", "What the symbol calls, up to `depth` hops (max 5), as a page"
+    )
 
     @strawberry.field(
         description="Transitive callers up to the entrypoints they reach, and the tests that "
@@ -255,18 +297,18 @@ async def _walk(
     depth: int,
     first: int,
     as_of: AsOfInput | None,
-) -> list[CallEdge]:
+) -> CallList:
+    """The walk's first ``first`` hits (the whole walk for ``MAX_FIRST``), with its total."""
     context = info.context
     depth = bounded("depth", depth, 1, MAX_DEPTH)
-    first = context.page(first)
     repo, label = checked_key(info, key)
     resolved = AsOfInput.resolve(as_of)
     if not context.principal.can_read(repo):
         await say_why(info, repo, resolved, label=label, key=key, readable=False)
-        return []
+        return CallList([], total=0, unresolved=None)
     reads = context.code
     if direction == "callers":
-        # The list type has no room for the unresolved count yet: skip its query.
+        # The repository-wide unresolved count costs a scan of every symbol state: skipped.
         hits = await context.run(
             reads.callers,
             key,
@@ -287,7 +329,7 @@ async def _walk(
         )
     if not hits:
         await say_why(info, repo, resolved, label=label, key=key)
-    return [CallEdge.from_domain(h) for h in hits]
+    return hits
 
 
 def window_end(end: datetime, axis: Axis) -> AsOf:

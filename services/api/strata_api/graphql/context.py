@@ -20,13 +20,13 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import strawberry
 from strawberry.fastapi import BaseContext
 
 from strata.code.reads import MAX_FIRST, CodeReads
-from strata.errors import ConfigError, DatabaseError, StrataError
+from strata.errors import ConfigError, DatabaseError
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.jobstore import JobStore
@@ -36,8 +36,11 @@ from strata.security import Principal
 from strata.settings import Settings
 from strata.trace.reads import TraceReads
 from strata_api.graphql.arguments import bounded
-from strata_api.graphql.errors import request_timeout
+from strata_api.graphql.errors import request_timeout, timed_out
 from strata_api.tasks import TaskSender
+
+if TYPE_CHECKING:
+    from strata_api.heavy import HeavyReads
 
 T = TypeVar("T")
 # Never hand Neo4j a zero timeout: zero means "no timeout" to the server.
@@ -53,6 +56,9 @@ class Context(BaseContext):
     task_sender: TaskSender | None = None
     registry: RepoRegistry | None = None
     ontology_model: Ontology | None = None  # loaded once per process by the app
+    # Searches and context packs off the API process (strata_api.heavy); None: built
+    # for this request and run in a thread (contexts made outside the app, in tests).
+    heavy: HeavyReads | None = None
     deadline: float = 0.0  # time.monotonic() value; 0: request_timeout_s from now
     # Why empty answers are empty (strata_api.graphql.absence): extensions.reasons.
     reasons: list[dict[str, Any]] = field(default_factory=list)
@@ -80,17 +86,11 @@ class Context(BaseContext):
         try:
             return await asyncio.to_thread(fn, *args, timeout=budget, **kwargs)
         except DatabaseError as exc:
-            raise self._timed_out(exc) from exc
+            raise timed_out(exc, self.settings) from exc
 
     async def read(self, text: str, **params: Any) -> list[dict[str, Any]]:
         """One Cypher read off the event loop, bounded by the remaining budget."""
         return await self.run(self.gateway.read, text, **params)
-
-    def _timed_out(self, exc: DatabaseError) -> StrataError:
-        """Neo4j ended the transaction at our timeout: that is the request's budget."""
-        if "TransactionTimedOut" in str(exc.details.get("gql_status") or ""):
-            return request_timeout(self.settings)
-        return exc
 
     # -- who is asking ----------------------------------------------------------------
 
@@ -126,6 +126,16 @@ class Context(BaseContext):
     @property
     def trace(self) -> TraceReads:
         return TraceReads(self.gateway)
+
+    @property
+    def heavy_reads(self) -> HeavyReads:
+        """The app's heavy-read runner, or one in this process for a context made alone."""
+        if self.heavy is None:
+            from strata_api.heavy import HeavyReads
+
+            settings = self.settings.model_copy(update={"api_heavy_workers": 0})
+            self.heavy = HeavyReads(settings, self.gateway, self.ontology_model, self.registry)
+        return self.heavy
 
     @property
     def jobs(self) -> JobStore:

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import strawberry
 
-from strata.context.builder import ContextBuilder
 from strata.context.pack import Pack
-from strata.context.sources import git_blobs
-from strata.locations import repository_git
-from strata.search.docs import SearchIndex, embedder_for
-from strata.search.service import SearchService
 from strata.temporal import AsOf
 from strata_api.graphql.absence import say_why
-from strata_api.graphql.context import Context, Info
+from strata_api.graphql.context import Info
 from strata_api.graphql.types.asof import AsOfInput
 from strata_api.graphql.types.context_pack import ContextPack
-
-
-def _builder(ctx: Context) -> ContextBuilder:
-    locate = repository_git(ctx.gateway, ctx.settings.mirrors_dir)
-    search = SearchService(ctx.gateway, SearchIndex(ctx.gateway, embedder_for(ctx.settings)))
-    return ContextBuilder(ctx.gateway, ctx.ontology, search, git_blobs(locate))
 
 
 @strawberry.type
@@ -42,10 +31,11 @@ class ContextQuery:
     ) -> ContextPack:
         ctx = info.context
         pair: AsOf = AsOfInput.resolve(as_of)
-        pack: Pack = await ctx.run(
-            _builder(ctx).build,
-            task,
-            repository,
+        # Off the API process: cheap reads never wait behind a pack (strata_api.heavy).
+        pack: Pack = await ctx.heavy_reads.context(
+            ctx.remaining(),
+            task=task,
+            repository=repository,
             budget_tokens=budget_tokens,
             as_of=pair,
             repos=ctx.readable_names(),

@@ -46,6 +46,9 @@ MIN_PAGE = "strata.min_page"
 WITHIN_PAGE = "strata.within_page"
 """Field metadata: a list whose length the enclosing field's page argument already bounds
 (a connection's ``edges``), so it does not multiply the cost a second time."""
+MAX_ITEMS = "strata.max_items"
+"""Field metadata: a list with a small fixed bound (a search hit's matches, one per
+retriever), multiplied by that bound instead of the default page size."""
 
 
 class _TooCostly(Exception):
@@ -59,9 +62,9 @@ class _CostWalk:
     selects by that argument (its default, or the default page size, when
     absent); a list of objects without one by the default page size, unless
     its field is marked :data:`WITHIN_PAGE` (a connection's ``edges``: the
-    page above already counted them). Introspection fields are free here: they
-    are bounded by their own depth rule (``introspection.py``), run off the
-    event loop, and are off in production.
+    page above already counted them) or bounded by :data:`MAX_ITEMS`.
+    Introspection fields are free here: they are bounded by their own depth
+    rule (``introspection.py``), run off the event loop, and are off in production.
     """
 
     def __init__(
@@ -104,8 +107,11 @@ class _CostWalk:
                 value = high
             return max(value, 1)
         if isinstance(get_nullable_type(field.type), GraphQLList):
-            if _metadata(field).get(WITHIN_PAGE):
+            metadata = _metadata(field)
+            if metadata.get(WITHIN_PAGE):
                 return 1
+            if isinstance(metadata.get(MAX_ITEMS), int):
+                return int(metadata[MAX_ITEMS])
             return self.limits.default_page_size
         return 1
 

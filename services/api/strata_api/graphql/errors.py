@@ -23,7 +23,7 @@ import structlog
 from graphql import GraphQLError, GraphQLSyntaxError, VariableDefinitionNode
 from strawberry.extensions import SchemaExtension
 
-from strata.errors import StrataError
+from strata.errors import DatabaseError, StrataError
 from strata.settings import Settings
 
 log = structlog.get_logger(component="graphql")
@@ -55,6 +55,13 @@ def request_timeout(settings: Settings) -> RequestTimeout:
         f"the request exceeded its time budget of {settings.request_timeout_s:g} s",
         hint="ask for less",
     )
+
+
+def timed_out(exc: DatabaseError, settings: Settings) -> StrataError:
+    """Neo4j ended the transaction at our timeout: that is the request's budget."""
+    if "TransactionTimedOut" in str(exc.details.get("gql_status") or ""):
+        return request_timeout(settings)
+    return exc
 
 
 def timeout_error(settings: Settings) -> GraphQLError:

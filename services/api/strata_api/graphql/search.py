@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import strawberry
 from strawberry.types import Info
 
-from strata.search.docs import SearchIndex, embedder_for
 from strata.search.service import SearchResult as ResultView
-from strata.search.service import SearchService
 from strata.security import Principal
 from strata_api.graphql.absence import say_why
 from strata_api.graphql.types.asof import AsOfInput
@@ -44,22 +41,21 @@ class SearchQuery:
         as_of: AsOfInput | None = None,
     ) -> SearchResult:
         ctx = info.context
-        service = SearchService(ctx.gateway, SearchIndex(ctx.gateway, embedder_for(ctx.settings)))
         pair = AsOfInput.resolve(as_of)
         repos = _readable(info)
 
         async def run(first: int) -> ResultView:
-            found = await asyncio.to_thread(
-                service.search,
-                query,
-                repository,
+            # Off the API process: cheap reads never wait behind a search (strata_api.heavy).
+            found: ResultView = await ctx.heavy_reads.search(
+                ctx.remaining(),
+                query=query,
+                repository=repository,
                 layers=layers,
                 kinds=kinds,
                 first=first,
                 ref=ref,
                 as_of=pair,
                 repos=repos,
-                timeout=ctx.remaining(),
             )
             if not found.hits:  # an unknown repository was refused above: is it the moment?
                 await say_why(info, repository, pair)

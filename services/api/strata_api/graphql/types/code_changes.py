@@ -9,6 +9,7 @@ import strawberry
 from strata.code.changes import ChangesPage
 from strata.code.changes import CommitChanges as CommitView
 from strata.code.changes import SymbolChange as ChangeView
+from strata_api.graphql.cost import WITHIN_PAGE
 
 
 @strawberry.type(description="What happened to one symbol at one commit.")
@@ -54,7 +55,8 @@ class CommitCodeChanges:
     at: datetime
     author: str | None
     message: str | None
-    changes: list[CodeChange]
+    # codeChanges(first:) bounds the changes of all commits together, and so the commits.
+    changes: list[CodeChange] = strawberry.field(metadata={WITHIN_PAGE: True})
 
     @classmethod
     def from_domain(cls, group: CommitView) -> CommitCodeChanges:
@@ -69,7 +71,7 @@ class CommitCodeChanges:
 
 @strawberry.type(description="One page of code changes in (time, path, name) order.")
 class CodeChangesPage:
-    commits: list[CommitCodeChanges]
+    commits: list[CommitCodeChanges] = strawberry.field(metadata={WITHIN_PAGE: True})
     total: int = strawberry.field(description="Matching changes in the window, all pages.")
     has_next_page: bool
     end_cursor: str | None

@@ -7,8 +7,10 @@ from collections.abc import Awaitable, Callable
 
 import strawberry
 
+from strata.search.service import RETRIEVERS
 from strata.search.service import SearchHit as HitView
 from strata.search.service import SearchResult as ResultView
+from strata_api.graphql.cost import MAX_ITEMS
 from strata_api.graphql.types.evidence import Evidence
 
 DEFAULT_FIRST = 10
@@ -35,7 +37,7 @@ class SearchHit:
     ref: str | None
     score: float = strawberry.field(description="Fused reciprocal-rank score (k = 60).")
     summary: str | None
-    matches: list[SearchMatch]
+    matches: list[SearchMatch] = strawberry.field(metadata={MAX_ITEMS: len(RETRIEVERS)})
     evidence: Evidence
 
     @classmethod
