@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import hashlib
 import importlib.metadata
 import logging
@@ -283,6 +284,10 @@ def _delta_path(path: Path, n: int) -> Path:
 
 def _load(path: Path) -> tuple[Any, ...] | None:
     """A cache record, or None for a missing, torn or foreign file."""
+    collecting = gc.isenabled()
+    # A set is millions of small objects and no cycles: with the collector on, its
+    # generational passes over the growing heap cost more than the unpickling itself.
+    gc.disable()
     try:
         with path.open("rb") as handle:
             record = pickle.load(handle)  # noqa: S301 - our own cache file
@@ -298,6 +303,13 @@ def _load(path: Path) -> tuple[Any, ...] | None:
         KeyError,
     ):
         return None
+    else:
+        # Long-lived from now on: the collector need not scan it again (a full pass over
+        # a large set costs seconds, wherever in a run it happens to fall).
+        gc.freeze()
+    finally:
+        if collecting:
+            gc.enable()
     return record if isinstance(record, tuple) else None
 
 
