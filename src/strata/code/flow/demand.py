@@ -15,8 +15,7 @@ at the price of the fixpoint's completeness on recursive flows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 from strata.code.flow.model import FileFlow, FlowCall, Function, Param
 from strata.code.flow.solver import Lookup, Solver, Value, Var
@@ -25,7 +24,6 @@ from strata.code.flow.values import file_of
 
 MAX_DEMAND = 16  # nested variable computations before a read answers what it has
 MAX_WRITERS = 48  # call sites or attribute assignments tried for one variable
-_NONE: set[Value] = set()  # shared empty answer: never mutated by a reader
 
 
 class DemandSolver(Solver):
@@ -55,13 +53,14 @@ class DemandSolver(Solver):
         self._decorated_by = index.decorated_by
         self._call_statement = index.call_statement
         self._items = index.items.get("", [])
-        # Seeds (self/cls, annotated parameters and returns) are computed when their
-        # variable is first read, from declarations only (:meth:`_annotation`): what
-        # seeding every function up front gave, for the functions a run asks about.
-        self._seeded: set[tuple[str, str]] = set()
-        self._seeds: dict[Var, set[Value]] = {}
-        self._pristine = 0
         self._fixture_writers: dict[Var, list[Statement]] = {}
+        # Seeding (parameters from annotations, self/cls) must not demand: a statement run
+        # now would read variables not seeded yet and, memoised, never run again. (Seeding
+        # on first read instead changed which answers a cycle memoises: an incremental
+        # run then linked a call differently than a full index of the same commit.)
+        self._depth = MAX_DEMAND
+        self._seed()
+        self._depth = 0
         self._current = 0  # from now on `_add` records which file wrote into which
 
     def solve(self) -> int:
@@ -76,54 +75,9 @@ class DemandSolver(Solver):
             self._run(statements[-1])
         return self.sites.get(id(call), (set(), False))
 
-    # -- seeds -------------------------------------------------------------------------
-
-    def _seed_of(self, var: Var) -> set[Value]:
-        """The seed of a parameter or return variable (computed once per function)."""
-        kind = var[0]
-        if (kind != "v" and kind != "r") or var[2] is None:  # noqa: PLR1714 - hot path
-            return _NONE
-        key = (str(var[1]), str(var[2]))
-        if key not in self._seeded:
-            self._seeded.add(key)
-            function = self.functions.get(key)
-            if function is not None:
-                with self._declarations_only():
-                    for seeded, values in self._function_seeds(key[0], key[1], function):
-                        self._seeds[seeded] = set(values)
-                        self._add(seeded, values)
-        return self._seeds.get(var, _NONE)
-
-    def _annotation(self, path: str, scope: str | None, text: str) -> set[Value]:
-        """What an annotation names, read from declarations and seeds only: the same
-        answer whenever it is asked (seeding every function up front read nothing
-        else, since no statement had run yet)."""
-        key = (path, scope, text)
-        found = self._annotations.get(key)
-        if found is None:
-            with self._declarations_only():
-                found = self._annotations[key] = self._find_annotation(path, scope, text)
-        return found
-
-    @contextmanager
-    def _declarations_only(self) -> Iterator[None]:
-        """Reads see seeds only, demand nothing, and record no file dependencies."""
-        saved = (self._depth, self._current, self._current_path)
-        self._pristine += 1
-        self._depth, self._current, self._current_path = MAX_DEMAND, -1, ""
-        try:
-            yield
-        finally:
-            self._pristine -= 1
-            self._depth, self._current, self._current_path = saved
-
     # -- demand ------------------------------------------------------------------------
 
     def values(self, var: Var) -> set[Value]:
-        if self._pristine:
-            seed = self._seed_of(var)
-            return set() if var in self.wide else seed
-        self._seed_of(var)  # a first read sees the seed, as if seeded up front
         where = file_of(var)
         if self._current_path and where != self._current_path:
             self.file_deps[self._current_path].add(where)
