@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from strata.code.cache import ExtractCache
 from strata.code.flow.statements import StatementIndexes
@@ -22,23 +21,9 @@ from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 from strata.ontology import Ontology
 from tests.gitrepo import GitRepo
+from tests.integration.code.test_incremental_equivalence import SOURCE, _graph, _tree
 
-SOURCE = Path(__file__).resolve().parents[3] / "src" / "strata"
 DAY = [datetime(2025, 9, d, tzinfo=UTC) for d in range(1, 6)]
-CALLS = """
-MATCH (a)-[r:CALLS]->(b)
-WHERE r.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL
-RETURN coalesce(a.path, '') + ':' + coalesce(a.qualname, '') AS caller,
-       b.path + ':' + b.qualname AS callee, r.resolution AS resolution,
-       coalesce(r.offset, r.line) AS at
-"""
-NODES = """
-MATCH (n)-[st:STATE]->(n)
-WHERE st.repo = $repo AND st.expired_at IS NULL AND st.invalid_at IS NULL
-  AND (n:Symbol OR n:File)
-RETURN labels(n)[0] AS label, n.path AS path, coalesce(n.qualname, '') AS qualname,
-       st.hash AS hash
-"""
 # Each push changes what values flow: a new caller of a flowed method, a renamed
 # function other files call, and a new module reaching both.
 PUSHES = [
@@ -60,11 +45,6 @@ PUSHES = [
 ]
 
 
-def _tree(repo: GitRepo) -> None:
-    for path in sorted(SOURCE.rglob("*.py")):
-        repo.write(f"strata/{path.relative_to(SOURCE).as_posix()}", path.read_bytes())
-
-
 def _indexer(
     gateway: Gateway, ontology: Ontology, cache: Path, kept: StatementIndexes | None
 ) -> CodeIndexer:
@@ -74,12 +54,6 @@ def _indexer(
         cache=ExtractCache(cache),
         statements=kept,
     )
-
-
-def _graph(gateway: Gateway, repo: str) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
-    calls = {tuple(r.values()) for r in gateway.read(CALLS, repo=repo)}
-    nodes = {tuple(r.values()) for r in gateway.read(NODES, repo=repo)}
-    return calls, nodes
 
 
 def _commits(repo: GitRepo) -> list[str]:
