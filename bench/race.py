@@ -14,6 +14,11 @@ RSS:
 - ``strata --help`` and a ``strata graphql`` round trip (medians of 5).
 
     .venv/bin/python bench/race.py [--rounds 3] [--skip-codegraph] [--skip-worker]
+        [--profile-worker PY_SPY]
+
+``--profile-worker`` samples the code worker (its pool child included) with the
+given ``py-spy`` binary during each one-file push and prints where the job's
+time went (inclusive share per function, our code and the libraries it calls).
 
 Prints one table with the ratios next to the targets (2 cores): full index <=
 1.0x codegraph (milestone), <= 0.5x (goal), indexing process peak RSS <= 1 GB;
@@ -24,8 +29,10 @@ one-file reindex through the worker <= 300 ms, <= 3% of our full index and <=
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import tarfile
@@ -33,7 +40,9 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -50,7 +59,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench" / ".cache"
 # The throwaway repositories live outside the checkout: 8,000 Django files under
 # bench/ would be walked by every tool and test that reads the project's sources.
-WORK = Path(tempfile.gettempdir()) / f"strata-race-{os.getuid()}"
+# One folder per checkout: two checkouts racing at once must not share a tree.
+WORK = Path(tempfile.gettempdir()) / (
+    f"strata-race-{os.getuid()}-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]}"
+)
 STRATA = str(ROOT / ".venv" / "bin" / "strata")
 SDIST = "django-5.2.8.tar.gz"
 SDIST_SHA256 = "23254866a5bb9a2cfa6004e8b809ec6246eba4b58a7589bc2772f1bcc8456c7f"
@@ -295,7 +307,70 @@ def worker_peak_mb() -> float:
     return best / 1024
 
 
-def strata_worker(repo: Path, rounds: int, stack: Stack) -> dict[str, Any]:
+def code_worker_pid() -> int | None:
+    """The main process of the code worker (its pool children are sampled with it)."""
+    for entry in sorted(os.listdir("/proc")):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        parent_argv = b""
+        with suppress(OSError):
+            parent_argv = Path(f"/proc/{parent}/cmdline").read_bytes()
+        if b"celery" in b" ".join(argv) and b"code" in argv and b"celery" not in parent_argv:
+            return int(entry)
+    return None
+
+
+@contextmanager
+def sampled(py_spy: str | None, out: Path) -> Iterator[None]:
+    """Sample the code worker with py-spy (folded stacks into ``out``) while inside."""
+    pid = code_worker_pid() if py_spy else None
+    if py_spy is None or pid is None:
+        yield
+        return
+    cmd = [py_spy, "record", "--pid", str(pid), "--subprocesses", "--idle", "--rate", "250"]
+    cmd += ["--format", "raw", "--output", str(out), "--nonblocking"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # py-spy attaches before the push is sent
+    try:
+        yield
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+
+
+def profile_breakdown(folded: Path, top: int = 28) -> list[str]:
+    """Inclusive share of the busy samples per function (idle waits left out)."""
+    inclusive: Counter[str] = Counter()
+    busy = 0
+    idle = ("wait (threading", "select (selectors", "poll (", "_recv_into", "sleep (")
+    for line in folded.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        frames = stack.split(";")
+        if any(frame.startswith(idle) for frame in frames[-2:]):
+            continue
+        busy += int(count)
+        for frame in set(frames):
+            if "strata" not in frame or frame.startswith("process "):
+                continue  # our own functions only: Celery's loop wraps every sample
+            name = frame.split(" (", 1)[0] + " " + frame.rsplit("/", 1)[-1].rstrip(")")
+            inclusive[name] += int(count)
+    lines = [f"{busy} busy samples (250/s), inclusive share of our functions"]
+    for frame, count in inclusive.most_common(top):
+        lines.append(f"  {count / max(busy, 1):6.1%}  {frame}")
+    return lines
+
+
+def strata_worker(
+    repo: Path, rounds: int, stack: Stack, py_spy: str | None = None
+) -> dict[str, Any]:
     name = f"race-wk-{uuid.uuid4().hex[:8]}"
     subprocess.run(
         [
@@ -318,9 +393,16 @@ def strata_worker(repo: Path, rounds: int, stack: Stack) -> dict[str, Any]:
     full, _ = stack.push(name, ZERO, head)
     incremental = []
     phases: list[dict[str, float]] = []
+    profiles: list[list[str]] = []
     for n in range(rounds):
         after = change_one_file(repo, n)
-        seconds, job = stack.push(name, head, after)
+        folded = WORK / f"worker-one-file-{n}.folded"
+        folded.unlink(missing_ok=True)
+        with sampled(py_spy, folded):
+            seconds, job = stack.push(name, head, after)
+            time.sleep(2.0 if py_spy else 0)  # the follow-ups the job sent run meanwhile
+        if folded.exists():
+            profiles.append(profile_breakdown(folded))
         incremental.append(seconds)
         phases.append(dict((job.get("result") or {}).get("seconds") or {}))
         head = after
@@ -328,6 +410,7 @@ def strata_worker(repo: Path, rounds: int, stack: Stack) -> dict[str, Any]:
         "full": full,
         "incremental": incremental,
         "phases": phases,
+        "profiles": profiles,
         "peak_mb": worker_peak_mb(),
     }
 
@@ -400,6 +483,9 @@ def report(
         for n, (seconds, phases) in enumerate(zip(wk["incremental"], wk["phases"], strict=True)):
             laps = " ".join(f"{k} {v:.3f}" for k, v in phases.items())
             print(f"  worker one-file round {n}: {seconds:.3f}s; index phases (s): {laps}")
+        for n, profile in enumerate(wk.get("profiles") or []):
+            print(f"  worker profile, one-file round {n} (py-spy, code worker and its child):")
+            print("\n".join("    " + line for line in profile))
     if cg is not None:
         sync = median([r.wall_s for r in cg["sync"]])
         print(
@@ -437,6 +523,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="one-file changes per contender")
     parser.add_argument("--skip-codegraph", action="store_true")
     parser.add_argument("--skip-worker", action="store_true")
+    parser.add_argument(
+        "--profile-worker", metavar="PY_SPY", help="sample the code worker with this py-spy"
+    )
     args = parser.parse_args()
     sdist = fetch_sdist()
     cli_repo = make_repo(sdist, "race-cli")
@@ -448,7 +537,9 @@ def main() -> None:
         cli = strata_cli(cli_repo, args.rounds)
         if not args.skip_worker:
             print("[race] strata webhook -> API -> worker", flush=True)
-            wk = strata_worker(make_repo(sdist, "race-worker"), args.rounds, running)
+            wk = strata_worker(
+                make_repo(sdist, "race-worker"), args.rounds, running, args.profile_worker
+            )
             stack = running
         lat = cli_latency(stack)
     cg = None

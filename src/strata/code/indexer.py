@@ -12,6 +12,7 @@ Re-running the same commit changes nothing.
 
 from __future__ import annotations
 
+import gc
 import os
 import posixpath
 from collections.abc import Iterable
@@ -19,13 +20,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
+from strata.code.flow.statements import StatementIndexes
 from strata.code.model import FileExtract
 from strata.code.modules import MANIFESTS, ModuleIndex, detect_packages
 from strata.code.parallel import parse_parallel
 from strata.code.plan import Planner
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
-from strata.code.resolver import Resolver
 from strata.code.run import Clock, IndexResult, Progress, Run
 from strata.code.select import select, skip_reason_for_content
 from strata.code.sync import Sync
@@ -34,7 +35,7 @@ from strata.git import Git, TreeEntry, readable_path
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 
-__all__ = ["PARALLEL_PARSE_MIN_FILES", "CodeIndexer", "IndexResult", "Progress"]
+__all__ = ["PARALLEL_PARSE_MIN_FILES", "CodeIndexer", "IndexResult", "Progress", "settle_heap"]
 
 PARALLEL_PARSE_MIN_FILES = 400
 
@@ -65,7 +66,10 @@ class CodeIndexer:
         workers: int = 2,
         batch_size: int = 2000,
         progress: Progress | None = None,
+        statements: StatementIndexes | None = None,
     ) -> None:
+        """``statements``: the flow's writers' indexes this process keeps between runs
+        (a push then re-reads its changed files only); None builds one per run."""
         self.store = store
         self.reads = reads
         self.code_reads = CodeReads(reads.gateway, store.ontology)
@@ -74,6 +78,7 @@ class CodeIndexer:
         self.workers = workers
         self.batch_size = batch_size
         self.progress = progress or (lambda phase, counters: None)
+        self.statements = statements
         self.planner = Planner(store, self.code_reads)
         self.sync = Sync(store, workers=workers, batch_size=batch_size, progress=self.progress)
 
@@ -129,7 +134,10 @@ class CodeIndexer:
         snapshot = Snapshot(repo, ref, commit, valid_at)
         projection = CodeProjection(self.store.ontology, snapshot, ModuleIndex({}, []))
         result = IndexResult(repo, ref, after, base, mode, rewind=moved)
-        return Run(git, snapshot, result, clock, projection)
+        run = Run(git, snapshot, result, clock, projection)
+        if self.statements is not None:
+            run.statements = self.statements.get(repo, ref)
+        return run
 
     def _read_tree(self, run: Run) -> None:
         """List the tree, detect packages, and parse what the cache does not hold."""
@@ -152,7 +160,7 @@ class CodeIndexer:
 
     def _project(self, run: Run, write: set[str]) -> tuple[list[Fact], list[Fact]]:
         """Resolve the files to write and turn them into facts."""
-        resolver = run.resolver or Resolver(run.index)
+        resolver = run.ensure_resolver()
         result = run.result
         states: list[Fact] = []
         edges: list[Fact] = []
@@ -174,6 +182,7 @@ class CodeIndexer:
             result.calls_unresolved += sum(len(v) for v in resolution.unresolved.values())
             result.parse_errors += int(extract.has_errors)
         result.files_written = len(write)
+        result.flow_files_read = resolver.flow.files_read
         run.clock.lap("resolve")
         return states, edges
 
@@ -303,12 +312,17 @@ class CodeIndexer:
     def _parse(self, run: Run, files: list[TreeEntry]) -> tuple[ExtractSet, dict[str, int]]:
         """Extracts of ``files``: from the previous run's cache by blob, else parsed."""
         cached = run.reusable.by_blob()
-        out = ExtractSet()
+        held = run.reusable.files
+        found: dict[str, tuple[str, FileExtract]] = {}
         missing = [e for e in files if e.blob not in cached]
         skipped: dict[str, int] = {}
         for entry in files:
-            if entry.blob in cached:
-                out.files[entry.path] = (entry.blob, _moved(cached[entry.blob], entry.path))
+            same = held.get(entry.path)
+            if same is not None and same[0] == entry.blob:
+                # The very object of the last run: what the flow's index holds is current.
+                found[entry.path] = same
+            elif entry.blob in cached:
+                found[entry.path] = (entry.blob, _moved(cached[entry.blob], entry.path))
         self.progress("parsing", {"files": len(missing), "cached": len(files) - len(missing)})
         todo: list[tuple[TreeEntry, bytes]] = []
         for entry, data in run.git.iter_blob_texts(missing):
@@ -319,8 +333,10 @@ class CodeIndexer:
             todo.append((entry, data))
         parsed = self._parse_all(run.result, [(e.path, d) for e, d in todo])
         for (entry, _), extract in zip(todo, parsed, strict=True):
-            out.files[entry.path] = (entry.blob, extract)
+            found[entry.path] = (entry.blob, extract)
         run.result.files_parsed = len(todo)
+        # Tree order whichever came from the cache: the resolution reads files in order.
+        out = ExtractSet(files={e.path: found[e.path] for e in files if e.path in found})
         return out, skipped
 
     def _parse_all(self, result: IndexResult, items: list[tuple[str, bytes]]) -> list[FileExtract]:
@@ -331,6 +347,21 @@ class CodeIndexer:
             return [_parse_one(item) for item in items]
         result.parse_workers = workers
         return parse_parallel(items, workers)
+
+
+def settle_heap() -> None:
+    """Between runs: collect what the last run left, then exempt everything still alive
+    (the extract sets and flow indexes a process keeps: millions of objects, no
+    cycles) from later collections.
+
+    With them in the collector's oldest generation, every full pass of a later run
+    rescanned them all: seconds at random points of a one-file push on a large
+    repository. Acyclic garbage is still freed by reference counting after
+    ``gc.freeze``. Call it when no run's objects are alive (they would stay).
+    """
+    gc.collect()
+    gc.freeze()
+
 
 def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> datetime:
     """``valid_at``, moved just past the indexed head's time if it is not later

@@ -87,11 +87,11 @@ class Planner:
                 or (reached and _reaches(run.index, path, reached))
             )
         }
-        run.resolver = Resolver(run.index)
-        seeds = self._seeds(run, run.resolver, changed, deleted, existed)
+        resolver = run.ensure_resolver()
+        seeds = self._seeds(run, resolver, changed, deleted, existed)
         if seeds is None:
             # Values flow through calls: a changed return type moves the callers' callers.
-            found |= run.resolver.flow.dependents(changed | deleted) - changed
+            found |= resolver.flow.dependents(changed | deleted) - changed
         elif seeds:
             found |= dependents(extracts.files, changed | deleted, seeds)
         return changed | found, deleted

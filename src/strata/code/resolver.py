@@ -21,6 +21,7 @@ from strata.code.flow.guess import guessable, never_guessed
 from strata.code.flow.imports import scoped
 from strata.code.flow.index import FlowIndex, build_flow
 from strata.code.flow.public_api import exported_api
+from strata.code.flow.statements import StatementIndex
 from strata.code.model import CallSite, FileExtract, SymbolDef
 from strata.code.modules import (
     Binding,
@@ -108,7 +109,10 @@ class _Hit:
 class Resolver:
     """Resolves references of any file against one repository snapshot."""
 
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, *, statements: StatementIndex | None = None) -> None:
+        """``statements``: the flow's writers' index kept between runs of a repository
+        (:class:`~strata.code.flow.statements.StatementIndexes`), updated here for the
+        files that changed; without it the flow reads every file."""
         self.index = index
         self.symbols: dict[tuple[str, str], SymbolDef] = {}
         callables: dict[str, list[SymbolTarget]] = defaultdict(list)
@@ -122,7 +126,7 @@ class Resolver:
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._has_local_imports: dict[str, bool] = {}
         self._public: dict[str, frozenset[str]] | None = None
-        self.flow: FlowIndex = build_flow(self)  # solved on its first question
+        self.flow: FlowIndex = build_flow(self, statements)  # solved on its first question
         self.receivers = ReceiverTypes(self)  # declared receiver types (no flow needed)
 
     def scope(self, path: str) -> FileScope:

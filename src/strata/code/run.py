@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from strata.code.cache import ExtractSet
+from strata.code.flow.statements import StatementIndex
 from strata.code.modules import ModuleIndex, PackageInfo
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.resolver import Resolver
@@ -37,6 +38,7 @@ class IndexResult:
     skipped: dict[str, int] = field(default_factory=dict)
     parse_errors: int = 0
     parse_workers: int = 0  # helper processes that parsed (0: parsed in this process)
+    flow_files_read: int = 0  # files the value flow's index (re-)read (kept: the changed)
     facts: int = 0
     created: int = 0
     closed: int = 0
@@ -74,6 +76,14 @@ class Run:
     reusable: ExtractSet = field(default_factory=ExtractSet)
     index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
     resolver: Resolver | None = None  # built once: planning asks its flow for dependents
+    # The flow's writers' index this process keeps for the repository (None: built anew).
+    statements: StatementIndex | None = None
+
+    def ensure_resolver(self) -> Resolver:
+        """The run's resolver over :attr:`index` (built on first use)."""
+        if self.resolver is None:
+            self.resolver = Resolver(self.index, statements=self.statements)
+        return self.resolver
 
 
 class Clock:

@@ -13,7 +13,8 @@ import structlog
 
 from strata import locks
 from strata.code.cache import ExtractCache
-from strata.code.indexer import CodeIndexer, IndexResult, Progress
+from strata.code.flow.statements import StatementIndexes
+from strata.code.indexer import CodeIndexer, IndexResult, Progress, settle_heap
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
@@ -40,9 +41,12 @@ class CodeService:
     gateway: Gateway
     ontology: Ontology
     cache: ExtractCache = field(init=False)
+    # The flow's writers' index per repository, kept between the jobs of this process.
+    statements: StatementIndexes = field(init=False)
 
     def __post_init__(self) -> None:
         self.cache = ExtractCache(self.settings.var_dir / "cache" / "extracts")
+        self.statements = StatementIndexes()
 
     def indexer(self, progress: Progress | None = None) -> CodeIndexer:
         store = FactStore(self.gateway, self.ontology)
@@ -52,7 +56,13 @@ class CodeService:
             cache=self.cache,
             max_file_bytes=self.settings.max_file_bytes,
             progress=progress,
+            statements=self.statements,
         )
+
+    def settle(self) -> None:
+        """After a job (no run alive): collect its leftovers and keep the long-lived
+        extract sets and flow indexes out of later collections (:func:`settle_heap`)."""
+        settle_heap()
 
     def index_path(
         self,

@@ -21,86 +21,58 @@ got there (every ``app.url_path_for()`` of a test module, in one repository).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
-from strata.code.flow.model import Attr, FileFlow, FlowCall, Function, Item, Name, Param
-from strata.code.flow.solver import MAX_ROUNDS, Lookup, Solver, Value, Var, yields_of
+from strata.code.flow.model import FileFlow, FlowCall, Function, Param
+from strata.code.flow.solver import MAX_ROUNDS, Lookup, Solver, Value, Var
+from strata.code.flow.statements import Statement, StatementIndex
 from strata.code.flow.values import file_of
 
 MAX_DEMAND = 16  # nested variable computations before a read answers what it has
 MAX_WRITERS = 48  # call sites or attribute assignments tried for one variable
-Statement = tuple[str, str, object, object]
 
 
 class DemandSolver(Solver):
-    """Values computed on first read; :meth:`site` answers one call site."""
+    """Values computed on first read; :meth:`site` answers one call site.
 
-    def __init__(self, lookup: Lookup, flows: dict[str, FileFlow]) -> None:
-        super().__init__(lookup, flows)
+    ``statements`` is the writers' index to bring to this snapshot and use
+    (:mod:`strata.code.flow.statements`: a caller that keeps it between runs pays
+    for the changed files only); without it one is read from every flow.
+    """
+
+    def __init__(
+        self,
+        lookup: Lookup,
+        flows: dict[str, FileFlow],
+        statements: StatementIndex | None = None,
+    ) -> None:
+        super().__init__(lookup, flows, statements)
         self._done: set[Var] = set()
         self._ran: set[int] = set()
         self._depth = 0
-        # Writers known from the text: var -> statements; by name for dynamic targets.
-        self._static: dict[Var, list[Statement]] = defaultdict(list)
-        self._by_attr: dict[str, list[Statement]] = defaultdict(list)
-        self._items: list[Statement] = []
-        self._by_attr_in: dict[tuple[str, str], list[Statement]] = defaultdict(list)
-        self._items_in: dict[str, list[Statement]] = defaultdict(list)
-        self._calls_by_name: dict[str, list[Statement]] = defaultdict(list)
-        self._decorated_by: dict[str, list[Statement]] = defaultdict(list)
-        self._call_statement: dict[int, Statement] = {}
+        index = self.statements
+        self._static = index.static
+        self._by_attr = index.by_attr
+        self._by_attr_in = index.by_attr_in
+        self._items_in = index.items_in
+        self._calls_by_name = index.calls_by_name
+        self._decorated_by = index.decorated_by
+        self._call_statement = index.call_statement
+        self._items = index.items.get("", [])
+        self._fixture_writers: dict[Var, list[Statement]] = {}
         self._by_key: dict[int, Statement] = {}  # statements run so far, by number
         self._running = -1  # the number of the statement running now (-1: none)
         self._draining = False
         self._deferred: list[Var] = []  # cut off by MAX_DEMAND: computed when settling
         self.reruns = 0
-        for path, flow in flows.items():
-            for function in flow.functions:
-                self._index_function(path, function)
-            for assign in flow.assigns:
-                statement: Statement = ("a", path, assign, None)
-                target = assign.target
-                if isinstance(target, Name):
-                    self._static[self._var(path, assign.scope, target.id)].append(statement)
-                    self._static[("s", path, id(assign))].append(statement)
-                elif isinstance(target, Attr):
-                    self._by_attr[target.name].append(statement)
-                    self._by_attr_in[(path, target.name)].append(statement)
-                elif isinstance(target, Item):
-                    self._items.append(statement)
-                    self._items_in[path].append(statement)
-            for call in flow.calls:
-                statement = ("c", path, call, None)
-                self._call_statement[id(call)] = statement
-                name = _last_name(call.func)
-                if name:
-                    self._calls_by_name[name].append(statement)
         # Seeding (parameters from annotations, self/cls) must not demand: a statement run
-        # now would read variables not seeded yet and, memoised, never run again.
+        # now would read variables not seeded yet and, memoised, never run again. (Seeding
+        # on first read instead changed which answers a cycle memoises: an incremental
+        # run then linked a call differently than a full index of the same commit.)
         self._depth = MAX_DEMAND
         self._seed()
         self._depth = 0
         self._current = 0  # from now on `_add` records which file wrote into which
-
-    def _index_function(self, path: str, function: Function) -> None:
-        """The statements that write a function's returns, yields and parameters."""
-        qualname = function.qualname
-        self._static[("r", path, qualname)] += [("r", path, function, e) for e in function.returns]
-        self._static[("y", path, qualname)] += [
-            ("y", path, function, e) for e in yields_of(function)
-        ]
-        for param in function.params:
-            if param.default is not None:
-                self._static[("v", path, qualname, param.name)].append(("d", path, function, param))
-        for filled in self.fixtures.params(path, function):
-            self._static[("v", path, qualname, filled[0].name)].append(
-                ("p", path, function, filled)
-            )
-        for decorator in function.decorators:
-            name = _last_name(decorator)
-            if name:
-                self._decorated_by[name].append(("k", path, function, decorator))
 
     def solve(self) -> int:
         """Nothing up front: values are computed on demand."""
@@ -109,9 +81,9 @@ class DemandSolver(Solver):
     def site(self, call: FlowCall) -> tuple[set[Value], bool]:
         """The callees ``call``'s callee expression may hold, and whether its receiver
         is known."""
-        statement = self._call_statement.get(id(call))
-        if statement is not None:
-            self._run(statement)
+        statements = self._call_statement.get(id(call))
+        if statements:
+            self._run(statements[-1])
         self._settle()
         return self.sites.get(id(call), (set(), False))
 
@@ -179,15 +151,35 @@ class DemandSolver(Solver):
         kind = var[0]
         found = list(self._static.get(var, ()))
         if kind == "v" and var[2] is not None:
+            fixtures = self._fixtures_of(var)
+            if fixtures:  # after the defaults, as a function's statements are listed
+                defaults = sum(1 for s in found if s[0] == "d")
+                found[defaults:defaults] = fixtures
             found += self._passers(str(var[1]), str(var[2]))
         elif kind == "a" or (kind == "v" and var[2] is None):
             # The class's (module's) own file first: where its attributes are set.
             name = str(var[3])
-            found += _capped(self._by_attr_in.get((str(var[1]), name), ()), self._by_attr[name])
+            found += _capped(
+                self._by_attr_in.get((str(var[1]), name), ()), self._by_attr.get(name, ())
+            )
         elif kind == "e":
             box = var[1]
             path = str(box[1]) if isinstance(box, tuple) else ""
             found += _capped(self._items_in.get(path, ()), self._items)
+        return found
+
+    def _fixtures_of(self, var: Var) -> list[Statement]:
+        """The pytest fixture that fills a test's parameter, as a statement (made once:
+        its identity is the memo of the statements run)."""
+        found = self._fixture_writers.get(var)
+        if found is None:
+            found = self._fixture_writers[var] = []
+            path, qualname, name = str(var[1]), str(var[2]), var[3]
+            function = self.functions.get((path, qualname))
+            if function is not None:
+                for filled in self.fixtures.params(path, function):
+                    if filled[0].name == name:
+                        found.append(("p", path, function, filled))
         return found
 
     def _passers(self, path: str, qualname: str) -> list[Statement]:
@@ -214,14 +206,6 @@ def _capped(first: Iterable[Statement], rest: Iterable[Statement]) -> list[State
         if id(statement[2]) not in seen:
             out.append(statement)
     return out
-
-
-def _last_name(expr: object) -> str | None:
-    if isinstance(expr, Name):
-        return expr.id
-    if isinstance(expr, Attr):
-        return expr.name
-    return None
 
 
 __all__ = ["MAX_DEMAND", "DemandSolver", "Function", "Param"]

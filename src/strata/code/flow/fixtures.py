@@ -29,14 +29,22 @@ class Fixtures:
     """The fixtures of a repository's test files, by file and name."""
 
     def __init__(self, files: dict[str, FileExtract], flows: dict[str, FileFlow]) -> None:
-        self._by_file: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        # Read per file on first ask: a push asks about a few test files of a large set.
+        self._by_file: dict[str, dict[str, list[str]]] = {}
         self._files = files
-        for path, extract in files.items():
-            if not extract.is_test_file or path not in flows:
-                continue
-            for symbol in extract.symbols:
-                if symbol.kind in ("function", "method") and is_fixture(symbol.decorators):
-                    self._by_file[path][symbol.name].append(symbol.qualname)
+        self._flows = flows
+
+    def _of(self, path: str) -> dict[str, list[str]]:
+        """The fixtures one file declares, by name."""
+        found = self._by_file.get(path)
+        if found is None:
+            found = self._by_file[path] = defaultdict(list)
+            extract = self._files.get(path)
+            if extract is not None and extract.is_test_file and path in self._flows:
+                for symbol in extract.symbols:
+                    if symbol.kind in ("function", "method") and is_fixture(symbol.decorators):
+                        found[symbol.name].append(symbol.qualname)
+        return found
 
     def params(self, path: str, function: Function) -> list[tuple[Param, Target]]:
         """The parameters of ``function`` (in ``path``) that a fixture fills, with it."""
@@ -54,7 +62,7 @@ class Fixtures:
 
     def find(self, path: str, qualname: str, name: str) -> Target | None:
         """The fixture ``name`` as seen from ``qualname`` in ``path``."""
-        own = self._by_file.get(path, {}).get(name, [])
+        own = self._of(path).get(name, [])
         owner = qualname.rsplit(".", 1)[0] if "." in qualname else ""
         for candidate in own:  # the test's class first, then the module
             if owner and candidate == f"{owner}.{name}":
@@ -64,7 +72,7 @@ class Fixtures:
         directory = posixpath.dirname(path)
         while True:
             conftest = posixpath.join(directory, "conftest.py") if directory else "conftest.py"
-            if conftest != path and name in self._by_file.get(conftest, {}).get(name, []):
+            if conftest != path and name in self._of(conftest).get(name, []):
                 return (conftest, name)
             if not directory:
                 return None

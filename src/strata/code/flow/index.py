@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from strata.code.flow.demand import DemandSolver
 from strata.code.flow.model import FileFlow, FlowCall
 from strata.code.flow.solver import Lookup, Value
+from strata.code.flow.statements import StatementIndex
 from strata.code.model import CallSite, SymbolDef
 from strata.code.modules import SymbolTarget, binding_paths
 
@@ -43,8 +44,9 @@ class Implied:
 class FlowIndex:
     """The solved flow of a repository, asked per call site."""
 
-    def __init__(self, lookup: Lookup) -> None:
+    def __init__(self, lookup: Lookup, statements: StatementIndex | None = None) -> None:
         self.lookup = lookup
+        self.statements = statements  # kept by the caller between runs (None: built here)
         self.flows: dict[str, FileFlow] = {}
         for path, extract in lookup.index.files.items():
             flow = getattr(extract, "flow", None)  # absent on extracts pickled before flow
@@ -59,8 +61,13 @@ class FlowIndex:
     @property
     def solver(self) -> DemandSolver:
         if self._solver is None:
-            self._solver = DemandSolver(self.lookup, self.flows)
+            self._solver = DemandSolver(self.lookup, self.flows, self.statements)
         return self._solver
+
+    @property
+    def files_read(self) -> int:
+        """How many files the solver's index (re-)read (0: no flow question was asked)."""
+        return self._solver.refreshed if self._solver is not None else 0
 
     def _sites(self, path: str, call: CallSite) -> list[FlowCall]:
         """The flow's call sites of ``call`` (indexed per file on first ask: an
@@ -268,9 +275,10 @@ class FlowIndex:
         return None
 
 
-def build_flow(lookup: Lookup) -> FlowIndex:
-    """The flow pass over every file ``lookup`` knows (solved lazily, on first question)."""
-    return FlowIndex(lookup)
+def build_flow(lookup: Lookup, statements: StatementIndex | None = None) -> FlowIndex:
+    """The flow pass over every file ``lookup`` knows (solved lazily, on first question);
+    ``statements``, when given, is the writers' index it brings up to date and uses."""
+    return FlowIndex(lookup, statements)
 
 
 def _abstract(symbol: SymbolDef) -> bool:

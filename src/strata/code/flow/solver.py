@@ -25,6 +25,7 @@ from strata.code.flow.model import (
     Name,
     Param,
 )
+from strata.code.flow.statements import StatementIndex
 from strata.code.flow.values import CLASS_KINDS, Evaluator, Lookup, Value, Var
 from strata.code.modules import SymbolTarget
 
@@ -35,13 +36,16 @@ __all__ = ["MAX_ROUNDS", "Lookup", "Solver", "Value", "Var"]
 class Solver(Evaluator):
     """Points-to sets of every variable of the repository after :meth:`solve`."""
 
-    def __init__(self, lookup: Lookup, flows: dict[str, FileFlow]) -> None:
+    def __init__(
+        self,
+        lookup: Lookup,
+        flows: dict[str, FileFlow],
+        statements: StatementIndex | None = None,
+    ) -> None:
         self.lookup = lookup
         self.flows = flows
         self.env: dict[Var, set[Value]] = defaultdict(set)
         self.wide: set[Var] = set()
-        self.functions: dict[tuple[str, str], Function] = {}
-        self.locals: dict[tuple[str, str | None], set[str]] = defaultdict(set)
         self.evaluations = 0
         self.sites: dict[int, tuple[set[Value], bool]] = {}  # id(FlowCall) -> callees, known
         self._boxes: dict[int, Value] = {}
@@ -61,19 +65,14 @@ class Solver(Evaluator):
         self._mros: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._annotations: dict[tuple[str, str | None, str], set[Value]] = {}
         self._names = {symbol.name for symbol in lookup.symbols.values()}
-        self._sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]] = defaultdict(list)
         self.fixtures = Fixtures(lookup.index.files, flows)
-        for path, flow in flows.items():
-            for function in flow.functions:
-                self.functions[(path, function.qualname)] = function
-                names = self.locals[(path, function.qualname)]
-                names.update(p.name for p in function.params)
-            for assign in flow.assigns:
-                if isinstance(assign.target, Name):
-                    self.locals[(path, assign.scope)].add(assign.target.id)
-                    if assign.scope is not None and assign.line:
-                        site = (assign.line, assign.block, ("s", path, id(assign)))
-                        self._sites_of[(path, assign.scope, assign.target.id)].append(site)
+        # Functions, locals and writers per file: kept by the caller between runs (a push
+        # re-reads its changed files only), else read here from every flow.
+        self.statements = statements if statements is not None else StatementIndex()
+        self.functions = self.statements.functions
+        self.locals = self.statements.locals
+        self._sites_of = self.statements.sites_of
+        self.refreshed = self.statements.refresh(lookup.index.files, flows, self._var)
 
     # -- propagation -------------------------------------------------------------------
 
@@ -171,26 +170,32 @@ class Solver(Evaluator):
 
     def _seed(self) -> None:
         for (path, qualname), function in self.functions.items():
-            symbol = self.lookup.symbols.get((path, qualname))
-            if symbol is None:
-                continue
-            enclosing = symbol.parent
-            owner = self.lookup.symbols.get((path, enclosing)) if enclosing else None
-            params = function.params
-            decorators = set(symbol.decorators)
-            in_class = owner is not None and owner.kind in CLASS_KINDS
-            if in_class and params and "staticmethod" not in decorators:
-                kind = "c" if "classmethod" in decorators else "i"
-                self._add(("v", path, qualname, params[0].name), [(kind, path, enclosing)])
-                params = params[1:]
-            for param in params:
+            for var, values in self._function_seeds(path, qualname, function):
+                self._add(var, values)
+
+    def _function_seeds(
+        self, path: str, qualname: str, function: Function
+    ) -> Iterator[tuple[Var, set[Value]]]:
+        """What a function's parameters and return hold before any statement runs:
+        ``self``/``cls`` of a method, and the classes annotations name."""
+        symbol = self.lookup.symbols.get((path, qualname))
+        if symbol is None:
+            return
+        enclosing = symbol.parent
+        owner = self.lookup.symbols.get((path, enclosing)) if enclosing else None
+        params = function.params
+        decorators = set(symbol.decorators)
+        in_class = owner is not None and owner.kind in CLASS_KINDS
+        if in_class and params and "staticmethod" not in decorators:
+            kind = "c" if "classmethod" in decorators else "i"
+            yield ("v", path, qualname, params[0].name), {(kind, path, enclosing)}
+            params = params[1:]
+        for param in params:
+            if param.annotation:
                 var = ("v", path, qualname, param.name)
-                if param.annotation:
-                    self._add(var, self._annotation(path, enclosing, param.annotation))
-            if function.annotation:
-                self._add(
-                    ("r", path, qualname), self._annotation(path, enclosing, function.annotation)
-                )
+                yield var, self._annotation(path, enclosing, param.annotation)
+        if function.annotation:
+            yield ("r", path, qualname), self._annotation(path, enclosing, function.annotation)
 
     def _call(self, path: str, call: FlowCall) -> None:
         func = call.func

@@ -1,0 +1,240 @@
+"""Which statements may write each variable: the demand solver's index, kept per file.
+
+Building it reads every statement of the repository, and a push changes a few
+files. :class:`StatementIndex` adds and removes one file's statements at a time,
+and :meth:`StatementIndex.refresh` brings it to a new snapshot through the files
+whose extract is not the object it indexed (identity: the parse of a blob kept
+in memory between runs is the same object, anything else is re-read). The
+repository-wide lists (writers of an attribute name, call sites by callee name,
+decorated functions by decorator name, element writes) are kept in path order,
+so an index refreshed push after push holds exactly the lists an index built
+afresh over the same snapshot holds: the solver's answers do not depend on the
+history of the process.
+
+One solver at a time uses an index (a worker process runs one job at a time);
+:class:`StatementIndexes` keeps one per repository and ref in a process.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from strata.code.flow.model import Attr, FileFlow, Function, Item, Name
+from strata.code.flow.values import Var
+from strata.code.model import FileExtract
+
+Statement = tuple[str, str, object, object]  # (kind, path, item, extra)
+VarOf = Callable[[str, str | None, str], Var]
+MAX_INDEXES = 4  # repositories/refs whose index a process keeps
+
+
+def _path(statement: Statement) -> str:
+    return statement[1]
+
+
+@dataclass(slots=True)
+class _Indexed:
+    """What one file put into the index, to take it out again."""
+
+    extract: FileExtract | None
+    keys: list[tuple[dict[Any, Any], Any]] = field(default_factory=list)
+    names: list[tuple[dict[str, list[Statement]], str]] = field(default_factory=list)
+    calls: list[int] = field(default_factory=list)
+
+
+class StatementIndex:
+    """Functions, locals and the statements that may write each variable, per file."""
+
+    def __init__(self) -> None:
+        self.functions: dict[tuple[str, str], Function] = {}
+        self.locals: dict[tuple[str, str | None], set[str]] = {}
+        # (path, scope, name) -> (line, block, assignment var) of a local's assignments
+        self.sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]] = {}
+        # var -> statements of its own file that write it (returns, defaults, assignments)
+        self.static: dict[Var, list[Statement]] = {}
+        self.by_attr_in: dict[tuple[str, str], list[Statement]] = {}
+        self.items_in: dict[str, list[Statement]] = {}
+        # Repository-wide, each list in path order.
+        self.by_attr: dict[str, list[Statement]] = {}
+        self.calls_by_name: dict[str, list[Statement]] = {}
+        self.decorated_by: dict[str, list[Statement]] = {}
+        self.items: dict[str, list[Statement]] = {}  # one key, "": every element write
+        # id(FlowCall) -> its statements in path order (one flow object may sit at two
+        # paths: a copied file); the last one answers, as in a build in path order.
+        self.call_statement: dict[int, list[Statement]] = {}
+        self._files: dict[str, _Indexed] = {}
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def refresh(
+        self, files: Mapping[str, FileExtract], flows: Mapping[str, FileFlow], var_of: VarOf
+    ) -> int:
+        """Index exactly the files of ``flows`` as ``files`` holds them; returns how many
+        files were (re-)read. ``var_of`` names an assignment's variable (it reads the
+        file's functions and locals from this index)."""
+        stale = [
+            path
+            for path, held in self._files.items()
+            if path not in flows or files.get(path) is not held.extract
+        ]
+        for path in stale:
+            self._remove(path)
+        added = sorted(path for path in flows if path not in self._files)
+        for path in added:
+            self._add(path, files.get(path), flows[path], var_of)
+        return len(added)
+
+    # -- one file ----------------------------------------------------------------------
+
+    def _add(self, path: str, extract: FileExtract | None, flow: FileFlow, var_of: VarOf) -> None:
+        held = _Indexed(extract)
+        self._files[path] = held
+        keys = held.keys
+        for function in flow.functions:
+            key = (path, function.qualname)
+            self.functions[key] = function
+            keys.append((self.functions, key))
+            self._local(held, (path, function.qualname)).update(p.name for p in function.params)
+        for assign in flow.assigns:
+            if isinstance(assign.target, Name):
+                self._local(held, (path, assign.scope)).add(assign.target.id)
+                if assign.scope is not None and assign.line:
+                    site = (assign.line, assign.block, ("s", path, id(assign)))
+                    where = (path, assign.scope, assign.target.id)
+                    self._file_list(held, self.sites_of, where).append(site)
+        named: dict[tuple[str, str], list[Statement]] = defaultdict(list)
+        for function in flow.functions:
+            self._index_function(held, path, function, named)
+        for assign in flow.assigns:
+            statement: Statement = ("a", path, assign, None)
+            target = assign.target
+            if isinstance(target, Name):
+                var = var_of(path, assign.scope, target.id)
+                self._file_list(held, self.static, var).append(statement)
+                self._file_list(held, self.static, ("s", path, id(assign))).append(statement)
+            elif isinstance(target, Attr):
+                named[("attr", target.name)].append(statement)
+                self._file_list(held, self.by_attr_in, (path, target.name)).append(statement)
+            elif isinstance(target, Item):
+                named[("item", "")].append(statement)
+                self._file_list(held, self.items_in, path).append(statement)
+        for call in flow.calls:
+            statement = ("c", path, call, None)
+            self._insert(self.call_statement.setdefault(id(call), []), [statement], path)
+            held.calls.append(id(call))
+            name = last_name(call.func)
+            if name:
+                named[("call", name)].append(statement)
+        tables = {
+            "attr": self.by_attr,
+            "item": self.items,
+            "call": self.calls_by_name,
+            "decorator": self.decorated_by,
+        }
+        for (which, name), statements in named.items():
+            table = tables[which]
+            self._insert(table.setdefault(name, []), statements, path)
+            held.names.append((table, name))
+
+    def _index_function(
+        self,
+        held: _Indexed,
+        path: str,
+        function: Function,
+        named: dict[tuple[str, str], list[Statement]],
+    ) -> None:
+        """The statements that write a function's returns, yields and parameter defaults
+        (a pytest fixture's value is found when the parameter is read: it depends on
+        other files)."""
+        qualname = function.qualname
+        returns = self._file_list(held, self.static, ("r", path, qualname))
+        returns += [("r", path, function, e) for e in function.returns]
+        yields = self._file_list(held, self.static, ("y", path, qualname))
+        yields += [("y", path, function, e) for e in getattr(function, "yields", ())]
+        for param in function.params:
+            if param.default is not None:
+                var = ("v", path, qualname, param.name)
+                self._file_list(held, self.static, var).append(("d", path, function, param))
+        for decorator in function.decorators:
+            name = last_name(decorator)
+            if name:
+                named[("decorator", name)].append(("k", path, function, decorator))
+
+    def _remove(self, path: str) -> None:
+        held = self._files.pop(path)
+        for table, key in held.keys:
+            table.pop(key, None)
+        for table, name in held.names:
+            found = table.get(name)
+            if found is not None and not self._cut(found, path):
+                del table[name]
+        for call_id in held.calls:
+            found = self.call_statement.get(call_id)
+            if found is not None and not self._cut(found, path):
+                del self.call_statement[call_id]
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _local(self, held: _Indexed, key: tuple[str, str | None]) -> set[str]:
+        found = self.locals.get(key)
+        if found is None:
+            found = self.locals[key] = set()
+            held.keys.append((self.locals, key))
+        return found
+
+    @staticmethod
+    def _file_list(held: _Indexed, table: dict[Any, list[Any]], key: Any) -> list[Any]:
+        """``table[key]``, recorded as the file's own entry (keys hold its path)."""
+        found = table.get(key)
+        if found is None:
+            found = table[key] = []
+            held.keys.append((table, key))
+        return found
+
+    @staticmethod
+    def _insert(into: list[Statement], statements: list[Statement], path: str) -> None:
+        """Put one file's statements (in file order) at its place in path order."""
+        at = bisect_right(into, path, key=_path)
+        into[at:at] = statements
+
+    @staticmethod
+    def _cut(found: list[Statement], path: str) -> bool:
+        """Take one file's statements out of a path-ordered list; False if it is empty."""
+        low = bisect_left(found, path, key=_path)
+        high = bisect_right(found, path, key=_path)
+        del found[low:high]
+        return bool(found)
+
+
+class StatementIndexes:
+    """One :class:`StatementIndex` per repository and ref, for the runs of one process
+    (the least recently used goes past :data:`MAX_INDEXES`)."""
+
+    def __init__(self, limit: int = MAX_INDEXES) -> None:
+        self.limit = limit
+        self._held: OrderedDict[tuple[str, str], StatementIndex] = OrderedDict()
+
+    def get(self, repo: str, ref: str) -> StatementIndex:
+        """The index of ``repo``/``ref`` (empty the first time: the first run reads all)."""
+        key = (repo, ref)
+        found = self._held.get(key)
+        if found is None:
+            found = self._held[key] = StatementIndex()
+        self._held.move_to_end(key)
+        while len(self._held) > self.limit:
+            self._held.popitem(last=False)
+        return found
+
+
+def last_name(expr: object) -> str | None:
+    """The name a callee or decorator expression ends in (``a.b.c`` -> ``c``)."""
+    if isinstance(expr, Name):
+        return expr.id
+    if isinstance(expr, Attr):
+        return expr.name
+    return None
