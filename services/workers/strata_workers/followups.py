@@ -41,3 +41,26 @@ def send_followup(
         task, kwargs={"job": job.model_dump(mode="json")}, queue=queue, task_id=job.job_id
     )
     return job.job_id
+
+
+def send_next(
+    app: Any,
+    ctx: WorkerContext,
+    task: str,
+    after: FollowUpJob,
+    *,
+    queue: str,
+    changed_symbols: list[str] | None = None,
+) -> str:
+    """Send the step that follows the follow-up ``after``, for the same push."""
+    return send_followup(
+        app,
+        ctx,
+        task,
+        queue=queue,
+        repo=after.repo,
+        ref=after.ref,
+        commit=after.commit,
+        base=after.base,
+        changed_symbols=changed_symbols or [],
+    )

@@ -9,7 +9,7 @@ from celery import shared_task
 from strata.graph.store import FactStore
 from strata.jobs import KNOWLEDGE_EMBED, KNOWLEDGE_SYNC, TRACE_SETTLE, FollowUpJob, parse_job
 from strata.knowledge.sync import KnowledgeSync
-from strata_workers.followups import send_followup
+from strata_workers.followups import send_next
 from strata_workers.runner import RETRY, job_run, registered_repository, repository_lock
 
 
@@ -31,29 +31,16 @@ def sync(self: Any, job: dict[str, Any]) -> dict[str, Any]:
         findings=len(result.findings),
     )
     ctx.jobs.succeed(parsed.job_id, summary)
-    send_followup(
+    send_next(
         self.app,
         ctx,
         TRACE_SETTLE,
+        parsed,
         queue=ctx.settings.queue_trace,
-        repo=parsed.repo,
-        ref=parsed.ref,
-        commit=parsed.commit,
-        base=parsed.base,
         changed_symbols=parsed.changed_symbols,
     )
     # Vectors for the search documents the push wrote, off every request path: a
     # search embeds only a few itself, so without this the vector retriever sees
     # a large push's documents only after many searches.
-    send_followup(
-        self.app,
-        ctx,
-        KNOWLEDGE_EMBED,
-        queue=ctx.settings.queue_knowledge,
-        repo=parsed.repo,
-        ref=parsed.ref,
-        commit=parsed.commit,
-        base=parsed.base,
-        changed_symbols=[],
-    )
+    send_next(self.app, ctx, KNOWLEDGE_EMBED, parsed, queue=ctx.settings.queue_knowledge)
     return summary

@@ -9,7 +9,7 @@ from celery import shared_task
 from strata.graph.store import FactStore
 from strata.jobs import KNOWLEDGE_CARDS, TRACE_SETTLE, FollowUpJob, parse_job
 from strata.trace.sync import TraceSync
-from strata_workers.followups import send_followup
+from strata_workers.followups import send_next
 from strata_workers.runner import RETRY, job_run, registered_repository, repository_lock
 
 
@@ -37,15 +37,5 @@ def settle(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     )
     ctx.jobs.succeed(parsed.job_id, summary)
     # Cards read the links just settled: they follow last (knowledge queue).
-    send_followup(
-        self.app,
-        ctx,
-        KNOWLEDGE_CARDS,
-        queue=ctx.settings.queue_knowledge,
-        repo=parsed.repo,
-        ref=parsed.ref,
-        commit=parsed.commit,
-        base=parsed.base,
-        changed_symbols=[],
-    )
+    send_next(self.app, ctx, KNOWLEDGE_CARDS, parsed, queue=ctx.settings.queue_knowledge)
     return summary
