@@ -82,14 +82,18 @@ def open_repository(
 def _fetch(git: Git, name: str) -> None:
     _log.info("mirror update", repo=name, mirror=str(git.path))
     git.check()  # a mirror removed on the server says so, not "not a git repository"
-    run_git(
-        "remote",
-        "update",
-        "--prune",
-        repo=git.path,
-        timeout=_MIRROR_TIMEOUT_S,
-        what=f"fetch the repository {name!r}",
-    )
+    try:
+        run_git(
+            "remote",
+            "update",
+            "--prune",
+            repo=git.path,
+            timeout=_MIRROR_TIMEOUT_S,
+            what=f"fetch the repository {name!r}",
+        )
+    except GitError:
+        git.check()  # removed while git was fetching into it: say that, not git's words
+        raise
 
 
 def _unshallow(git: Git, name: str) -> None:

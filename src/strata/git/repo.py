@@ -77,7 +77,10 @@ class Git:
 
     def check(self) -> None:
         """Fail clearly when the path is not a git repository."""
-        if self.mirror and not self.path.exists():
+        if self.mirror and not (
+            self.path.exists() and git_succeeds("rev-parse", "--git-dir", repo=self.path)
+        ):
+            # Ours, so nobody else's mistake: gone, or half deleted when we looked.
             raise GitError(
                 "the repository's mirror was removed on the server while the job ran",
                 hint="push (or reindex) again: the next job clones it anew",
