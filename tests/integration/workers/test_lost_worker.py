@@ -107,6 +107,11 @@ def test_a_wholly_killed_workers_job_is_run_again_by_another_worker_once(
         assert "queued again" in second.log.read_text()
 
         # The late redelivery of the first message: delivered, acknowledged, not run.
+        # (The reaper's message is acknowledged just after the job's record says
+        # SUCCEEDED, when the task returns: wait for that ack, bounded.)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and _unacked(client, job_id) != [original]:
+            time.sleep(0.2)
         assert _unacked(client, job_id) == [original]
         _restore(settings, original)
         skipped = f"job {job_id} already succeeded: this delivery is skipped"
