@@ -46,7 +46,11 @@ from strata.code.model import FileExtract
 
 log = logging.getLogger(__name__)
 
-FORMAT = 4  # 3: set files carry a write id, deltas follow them; 4: model objects as calls
+# 3: set files carry a write id, deltas follow them; 4: model objects as calls;
+# 5: a head, then entries in chunks, then an end mark
+FORMAT = 5
+CHUNK_ENTRIES = 64  # files per pickled chunk (the pickler's memo holds one chunk)
+_END = "end"  # the last record of a complete file (a file cut short has none)
 MEMORY_ENTRIES = 4
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
 STALE_TMP_S = 3600
@@ -202,18 +206,20 @@ class ExtractCache:
 
     def _read(self, path: Path, key: tuple[str, str]) -> ExtractSet | None:
         loaded = _load(path)
-        if loaded is None or loaded[0] != FORMAT or loaded[1] != self.version:
-            return None  # missing, torn, or written by another code version
-        write_id, data = loaded[2], loaded[3]
-        if not isinstance(write_id, str) or not isinstance(data, ExtractSet):
+        if loaded is None:
+            return None  # missing or torn
+        head, files = loaded
+        if len(head) != 4 or head[:2] != (FORMAT, self.version):
+            return None  # written by another code version
+        write_id, commit = head[2], head[3]
+        if not isinstance(write_id, str):
             return None
-        files = dict(data.files)
-        commit, applied = data.commit, 0
+        applied = 0
         for n in range(1, MAX_DELTAS + 1):
             delta = _load(_delta_path(path, n))
-            if delta is None or delta[:4] != (FORMAT, self.version, write_id, commit):
+            if delta is None or delta[0][:4] != (FORMAT, self.version, write_id, commit):
                 break  # the chain ends (or another process's delta): a consistent commit
-            commit, changes = delta[4], delta[5]
+            commit, changes = delta[0][4], delta[1]
             for changed, entry in changes.items():
                 if entry is None:
                     files.pop(changed, None)
@@ -238,12 +244,12 @@ class ExtractCache:
                 changes.update({p: None for p in known.files if p not in extracts.files})
                 if len(changes) * 10 < max(len(extracts.files), 1):
                     n = known.deltas + 1
-                    record = (FORMAT, self.version, known.write_id, known.commit)
-                    _write_atomic(_delta_path(path, n), (*record, extracts.commit, changes))
+                    head = (FORMAT, self.version, known.write_id, known.commit, extracts.commit)
+                    _write_atomic(_delta_path(path, n), head, changes)
                     self._disk[key] = _OnDisk(known.write_id, extracts.commit, extracts.files, n)
                     return
             write_id = uuid.uuid4().hex
-            _write_atomic(path, (FORMAT, self.version, write_id, extracts))
+            _write_atomic(path, (FORMAT, self.version, write_id, extracts.commit), extracts.files)
             self._disk[key] = _OnDisk(write_id, extracts.commit, extracts.files, 0)
             for n in range(1, MAX_DELTAS + 1):  # they belong to the set file just replaced
                 _delta_path(path, n).unlink(missing_ok=True)
@@ -283,15 +289,25 @@ def _delta_path(path: Path, n: int) -> Path:
     return path.with_name(f"{path.name}.{n}.delta")
 
 
-def _load(path: Path) -> tuple[Any, ...] | None:
-    """A cache record, or None for a missing, torn or foreign file."""
+def _load(path: Path) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """A cache record (its head and its entries), or None for a missing, torn or
+    foreign file."""
     collecting = gc.isenabled()
     # A set is millions of small objects and no cycles: with the collector on, its
     # generational passes over the growing heap cost more than the unpickling itself.
     gc.disable()
     try:
         with path.open("rb") as handle:
-            record = pickle.load(handle)  # noqa: S301 - our own cache file
+            # One pickle per chunk, each with its own memo (see _write_atomic).
+            head = pickle.load(handle)  # noqa: S301 - our own cache file
+            if not isinstance(head, tuple) or not head:
+                return None
+            entries: dict[str, Any] = {}
+            while True:
+                chunk = pickle.load(handle)  # noqa: S301 - our own cache file
+                if isinstance(chunk, str) and chunk == _END:
+                    break
+                entries.update(chunk)
     except (
         OSError,
         EOFError,
@@ -303,7 +319,7 @@ def _load(path: Path) -> tuple[Any, ...] | None:
         IndexError,
         KeyError,
     ):
-        return None
+        return None  # EOFError before the end mark: a torn file
     else:
         # Long-lived from now on: the collector need not scan it again (a full pass over
         # a large set costs seconds, wherever in a run it happens to fall).
@@ -311,7 +327,7 @@ def _load(path: Path) -> tuple[Any, ...] | None:
     finally:
         if collecting:
             gc.enable()
-    return record if isinstance(record, tuple) else None
+    return head, entries
 
 
 def _as_call(obj: Any, names: tuple[str, ...]) -> tuple[type, tuple[Any, ...]]:
@@ -342,14 +358,22 @@ def _reducers() -> dict[type, Any]:
     return table
 
 
-def _write_atomic(path: Path, record: tuple[Any, ...]) -> None:
-    """A per-process temporary file, then a rename: readers see all of it or nothing."""
+def _write_atomic(path: Path, head: tuple[Any, ...], entries: dict[str, Any]) -> None:
+    """A per-process temporary file, then a rename: readers see all of it or nothing.
+
+    The entries go as one pickle per :data:`CHUNK_ENTRIES` of them, each with its
+    own memo: one pickle of a whole Django set held a memo of every object in it
+    (200 MB, beside the index still running) until the last byte was written.
+    """
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    items = list(entries.items())
+    chunks = [dict(items[i : i + CHUNK_ENTRIES]) for i in range(0, len(items), CHUNK_ENTRIES)]
     try:
         with tmp.open("wb") as handle:
-            pickler = pickle.Pickler(handle, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.dispatch_table = _reducers()
-            pickler.dump(record)
+            for record in (head, *chunks, _END):
+                pickler = pickle.Pickler(handle, protocol=pickle.HIGHEST_PROTOCOL)
+                pickler.dispatch_table = _reducers()
+                pickler.dump(record)
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -4,6 +4,7 @@ and is keyed by the extractor's own code."""
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -67,6 +68,23 @@ class TestDistrust:
         path.write_bytes(whole[: len(whole) // 2])
         assert ExtractCache(tmp_path).load("repo", "main").files == {}
         path.write_bytes(b"not a pickle")
+        assert ExtractCache(tmp_path).load("repo", "main").files == {}
+
+    def test_a_file_cut_between_two_chunks_is_a_miss(self, tmp_path: Path) -> None:
+        """A set is written as several pickles; one cut after a whole chunk (every
+        pickle it still holds reads) is torn all the same, not a smaller set."""
+        cache = ExtractCache(tmp_path)
+        n = cache_module.CHUNK_ENTRIES * 3
+        cache.save("repo", "main", _set("c1", n))
+        cache.flush()
+        path = cache.path("repo", "main")
+        assert len(ExtractCache(tmp_path).load("repo", "main").files) == n
+        ends = []
+        with path.open("rb") as handle:
+            for _ in range(3):  # the head and two chunks
+                pickle.load(handle)  # noqa: S301 - the file this test wrote
+                ends.append(handle.tell())
+        path.write_bytes(path.read_bytes()[: ends[-1]])
         assert ExtractCache(tmp_path).load("repo", "main").files == {}
 
     def test_another_extractor_version_does_not_see_the_set(self, tmp_path: Path) -> None:
