@@ -38,8 +38,9 @@ LIMIT $first
 
 # Both directions return the link's target end (label and as-of state): a link
 # reads the same whether it is found from its requirement or from its symbol.
-LINKS_FROM = f"""
-MATCH (q {{key: $key}})-[r]->(t)
+# What both directions do once the link is matched: the target's state as of the
+# moment (or the last name of a vanished one), ordered by the far end's key.
+_LINK_READ = f"""
 WHERE type(r) IN $types AND {_LINK}
 OPTIONAL MATCH (t)-[ts:STATE]->(t)
 WHERE {_TARGET_STATE}
@@ -56,28 +57,18 @@ OPTIONAL CALL (t, ts) {{
 RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
        labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state,
        last_name
+"""
+
+LINKS_FROM = f"""
+MATCH (q {{key: $key}})-[r]->(t)
+{_LINK_READ}
 ORDER BY type, t.key
 LIMIT $first
 """
 
 LINKS_INTO = f"""
 MATCH (t {{key: $key}})<-[r]-(q)
-WHERE type(r) IN $types AND {_LINK}
-OPTIONAL MATCH (t)-[ts:STATE]->(t)
-WHERE {_TARGET_STATE}
-WITH q, r, t, ts
-OPTIONAL CALL (t, ts) {{
-  // A vanished target (a STALE link's) has no state as of the moment: its last one names it.
-  MATCH (t)-[ls:STATE]->(t)
-  WHERE ts IS NULL AND ls.valid_at <= datetime($valid_at) AND ls.created_at <= datetime($known_at)
-    AND (ls.expired_at IS NULL OR ls.expired_at > datetime($known_at))
-  RETURN ls.qualified_name AS last_name
-  ORDER BY ls.valid_at DESC
-  LIMIT 1
-}}
-RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
-       labels(t)[0] AS target_label, {_LINK_PROPS} AS link, {_TARGET_PROPS} AS target_state,
-       last_name
+{_LINK_READ}
 ORDER BY type, q.key
 LIMIT $first
 """

@@ -61,6 +61,18 @@ _QUERIES: dict[tuple[str, str], Query] = {}
 _QUERIES_LOCK = threading.Lock()
 Handler = Callable[[Unit, str, dict[str, list[Node]]], None]
 _KINDS = frozenset(get_args(SymbolKind))
+_INCLUDE = ";; include:"
+
+
+def query_text(stem: str) -> str:
+    """``queries/<stem>.scm``, each ``;; include: <other>`` line replaced by that file's
+    text (what two grammars share is written once)."""
+    text = resources.files("strata.code").joinpath("queries", f"{stem}.scm")
+    lines = text.read_text(encoding="utf-8").split("\n")
+    return "\n".join(
+        query_text(line.removeprefix(_INCLUDE).strip()) if line.startswith(_INCLUDE) else line
+        for line in lines
+    )
 
 
 def compiled_query(language: Language, stem: str) -> Query:
@@ -71,8 +83,7 @@ def compiled_query(language: Language, stem: str) -> Query:
         with _QUERIES_LOCK:
             query = _QUERIES.get(key)
             if query is None:
-                text = resources.files("strata.code").joinpath("queries", f"{stem}.scm")
-                query = Query(language, text.read_text(encoding="utf-8"))
+                query = Query(language, query_text(stem))
                 _QUERIES[key] = query
     return query
 
