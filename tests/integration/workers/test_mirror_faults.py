@@ -15,7 +15,8 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -83,16 +84,44 @@ class Upstream:
         self.clone._git("push", "-q", "origin", "main")
 
 
-def _first_push(
-    stack: tuple[Settings, str], gateway: Gateway, host: GitHost, work: Path, name: str
-) -> tuple[Upstream, str, str]:
-    """``name`` published on the host with one commit, registered by URL and indexed
-    (its mirror cloned): the upstream, a read key, the commit."""
-    up = Upstream(host, name, work)
-    c1 = up.commit()
-    token = register(stack[0], gateway, name, url=up.url)
-    assert _indexed(stack, token, name, ZERO, c1)["state"] == "SUCCEEDED"
-    return up, token, c1
+@dataclass
+class Published:
+    """A repository published on the host with one commit, registered by URL and
+    indexed (its mirror cloned)."""
+
+    settings: Settings
+    base: str  # the API's URL
+    name: str
+    up: Upstream
+    token: str  # a read key
+    c1: str
+
+    def indexed(self, before: str, after: str) -> Any:
+        """Push ``before`` -> ``after`` and wait for the job's end."""
+        return _indexed((self.settings, self.base), self.token, self.name, before, after)
+
+    def heads(self) -> dict[str, str]:
+        return heads(self.base, self.token, self.name)
+
+
+Publish = Callable[[str], Published]
+
+
+@pytest.fixture
+def published(
+    stack: tuple[Settings, str], gateway: Gateway, host: GitHost, tmp_path: Path, unique: str
+) -> Publish:
+    """``published(prefix)``: a repository named after ``prefix``, pushed once."""
+
+    def publish(prefix: str) -> Published:
+        name = f"{prefix}-{unique}"
+        up = Upstream(host, name, tmp_path / "dev")
+        c1 = up.commit()
+        token = register(stack[0], gateway, name, url=up.url)
+        assert _indexed(stack, token, name, ZERO, c1)["state"] == "SUCCEEDED"
+        return Published(stack[0], stack[1], name, up, token, c1)
+
+    return publish
 
 
 def _mirror(settings: Settings, name: str) -> Path:
@@ -107,64 +136,39 @@ def _indexed(stack: tuple[Settings, str], token: str, name: str, before: str, af
 class TestCommitsTheMirrorLacks:
     """A push names a commit the mirror does not hold: fetched, waited for, or refused."""
 
-    def test_the_fetch_brings_a_new_commit(
-        self,
-        stack: tuple[Settings, str],
-        gateway: Gateway,
-        host: GitHost,
-        tmp_path: Path,
-        unique: str,
-    ) -> None:
-        _settings, base = stack
-        name = f"fetch-{unique}"
-        up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
-        c2 = up.commit()  # on the host, not yet in the mirror
-        job = _indexed(stack, token, name, c1, c2)
+    def test_the_fetch_brings_a_new_commit(self, published: Publish) -> None:
+        pub = published("fetch")
+        c2 = pub.up.commit()  # on the host, not yet in the mirror
+        job = pub.indexed(pub.c1, c2)
         assert job["state"] == "SUCCEEDED", job
         assert job["progress"]["mode"] == "incremental"
-        assert heads(base, token, name) == {"main": c2}
+        assert pub.heads() == {"main": c2}
 
-    def test_a_commit_published_after_its_webhook_is_waited_for(
-        self,
-        stack: tuple[Settings, str],
-        gateway: Gateway,
-        host: GitHost,
-        tmp_path: Path,
-        unique: str,
-    ) -> None:
-        _settings, base = stack
-        name = f"late-{unique}"
-        up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
-        c2 = up.commit(publish=False)  # the webhook comes before the host has the commit
-        job_id = push(base, name, c1, c2)
-        later = threading.Timer(1.5, up.publish)
+    def test_a_commit_published_after_its_webhook_is_waited_for(self, published: Publish) -> None:
+        pub = published("late")
+        c2 = pub.up.commit(publish=False)  # the webhook comes before the host has the commit
+        job_id = push(pub.base, pub.name, pub.c1, c2)
+        later = threading.Timer(1.5, pub.up.publish)
         later.start()
         try:
-            job = wait_job(base, token, job_id, timeout=180)
+            job = wait_job(pub.base, pub.token, job_id, timeout=180)
         finally:
             later.join()
         assert job["state"] == "SUCCEEDED", job
-        assert heads(base, token, name) == {"main": c2}
+        assert pub.heads() == {"main": c2}
 
     def test_a_commit_that_never_comes_fails_typed_and_keeps_the_head(
-        self,
-        stack: tuple[Settings, str],
-        gateway: Gateway,
-        host: GitHost,
-        tmp_path: Path,
-        unique: str,
+        self, published: Publish, tmp_path: Path
     ) -> None:
-        settings, base = stack
-        name = f"never-{unique}"
-        _up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
-        job = _indexed(stack, token, name, c1, MISSING)
+        pub = published("never")
+        job = pub.indexed(pub.c1, MISSING)
         assert job["state"] == "FAILED", job
         error = job["error"]
         assert error["code"] == "commit_not_found"
         assert MISSING[:12] in error["message"]
-        assert str(settings.mirrors_dir) not in str(error)
+        assert str(pub.settings.mirrors_dir) not in str(error)
         assert str(tmp_path) not in str(error)
-        assert heads(base, token, name) == {"main": c1}
+        assert pub.heads() == {"main": pub.c1}
 
     def test_a_registered_path_without_the_commit_fails_typed(
         self, stack: tuple[Settings, str], gateway: Gateway, tmp_path: Path, unique: str
@@ -187,67 +191,51 @@ class TestShallowMirror:
     """A mirror someone made shallow is deepened: ancestry, not a cut, decides the mode."""
 
     def test_a_fast_forward_onto_a_shallow_mirror_stays_incremental(
-        self,
-        stack: tuple[Settings, str],
-        gateway: Gateway,
-        host: GitHost,
-        tmp_path: Path,
-        unique: str,
+        self, published: Publish
     ) -> None:
-        settings, base = stack
-        name = f"shallow-{unique}"
-        up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
-        up.commit()
-        c3 = up.commit()
+        pub = published("shallow")
+        pub.up.commit()
+        c3 = pub.up.commit()
         # The mirror replaced by a depth-1 clone at c3: the indexed head c1 is cut off.
-        mirror = _mirror(settings, name)
+        mirror = _mirror(pub.settings, pub.name)
         shutil.rmtree(mirror)
-        git("clone", "-q", "--mirror", "--depth", "1", up.url, str(mirror))
+        git("clone", "-q", "--mirror", "--depth", "1", pub.up.url, str(mirror))
         assert (mirror / "shallow").exists()
 
-        job = _indexed(stack, token, name, c1, c3)
+        job = pub.indexed(pub.c1, c3)
         assert job["state"] == "SUCCEEDED", job
         assert job["progress"]["mode"] == "incremental"
         assert job["progress"]["rewind"] is False  # a cut history would read as a rewind
-        assert heads(base, token, name) == {"main": c3}
+        assert pub.heads() == {"main": c3}
         assert not (mirror / "shallow").exists()
 
 
 class TestMirrorRemovedUnderARunningJob:
     """The mirror vanishes after the job fetched it: a typed failure, then a fresh clone."""
 
-    def test_the_job_fails_typed_and_the_next_push_clones_again(
-        self,
-        stack: tuple[Settings, str],
-        gateway: Gateway,
-        host: GitHost,
-        tmp_path: Path,
-        unique: str,
-    ) -> None:
-        settings, base = stack
-        name = f"removed-{unique}"
-        up, token, c1 = _first_push(stack, gateway, host, tmp_path / "dev", name)
-        c2 = up.commit()
-        mirror = _mirror(settings, name)
-        client = redis.Redis.from_url(settings.redis_url)
+    def test_the_job_fails_typed_and_the_next_push_clones_again(self, published: Publish) -> None:
+        pub = published("removed")
+        c2 = pub.up.commit()
+        mirror = _mirror(pub.settings, pub.name)
+        client = redis.Redis.from_url(pub.settings.redis_url)
         # Holding the repository's lock parks the job right after its fetch, before
         # it reads the commit: the removal lands inside a running job every time.
-        with locks.repository_lock(client, locks.lock_key("code", name, "main"), "the test"):
-            job_id = push(base, name, c1, c2)
+        with locks.repository_lock(client, locks.lock_key("code", pub.name, "main"), "the test"):
+            job_id = push(pub.base, pub.name, pub.c1, c2)
             deadline = time.monotonic() + 120
             while git("--git-dir", str(mirror), "rev-parse", "refs/heads/main") != c2:
                 assert time.monotonic() < deadline, "the job never fetched"
                 time.sleep(0.1)
-            assert wait_job(base, token, job_id, timeout=5, until=("RUNNING",))
+            assert wait_job(pub.base, pub.token, job_id, timeout=5, until=("RUNNING",))
             shutil.rmtree(mirror)
-        job = wait_job(base, token, job_id, timeout=120)
+        job = wait_job(pub.base, pub.token, job_id, timeout=120)
         assert job["state"] == "FAILED", job
         assert job["error"]["code"] == "git_error"
         assert "mirror was removed" in job["error"]["message"]
-        assert str(settings.mirrors_dir) not in str(job["error"])
-        assert heads(base, token, name) == {"main": c1}
+        assert str(pub.settings.mirrors_dir) not in str(job["error"])
+        assert pub.heads() == {"main": pub.c1}
 
-        again = _indexed(stack, token, name, c1, c2)
+        again = pub.indexed(pub.c1, c2)
         assert again["state"] == "SUCCEEDED", again
-        assert heads(base, token, name) == {"main": c2}
+        assert pub.heads() == {"main": c2}
         assert mirror.exists()
