@@ -111,8 +111,6 @@ class DemandSolver(Solver):
         where = file_of(var)
         if self._current_path and where != self._current_path:
             self.file_deps[self._current_path].add(where)
-        if self._running >= 0:
-            self._readers[var].add(self._running)
         if var not in self._done and self._depth >= MAX_DEMAND:
             self._deferred.append(var)  # computed later, from the top: its readers re-run
         elif var not in self._done:
@@ -123,6 +121,13 @@ class DemandSolver(Solver):
                     self._run(statement)
             finally:
                 self._depth -= 1
+        # The reader is noted once the computation above is over: what it grew by while
+        # computed, the reader reads now (noted before, each demanded variable sent its
+        # reader, and that reader's own demander, round again for nothing: three of four
+        # statement runs of a one-file push on Django were such re-runs). A read during
+        # the computation (a cycle) was noted by its own statement and re-runs as before.
+        if self._running >= 0:
+            self._readers[var].add(self._running)
         if var in self.wide:
             return set()
         return self.env.get(var) or set()
