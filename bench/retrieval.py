@@ -41,6 +41,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import sdists  # bench/sdists.py: pinned sdists and throwaway git repositories
 import yaml
@@ -330,6 +331,30 @@ def choose_trees(
     return chosen, group_of
 
 
+def ask(
+    rankers: Rankers, cases: list[Case], modes: list[str], into: list[dict[str, Scores]]
+) -> list[dict[str, Any]]:
+    """Every case through every mode, scored into each of ``into``; the ranks per case."""
+    per_case: list[dict[str, Any]] = []
+    for case in cases:
+        ranks: dict[str, Any] = {}
+        for mode in modes:
+            started = time.perf_counter()
+            ranked, fns = rankers.rank(mode, case.query)
+            seconds = time.perf_counter() - started
+            for scores in into:
+                s = scores[mode]
+                s.seconds.append(seconds)
+                s.file_ranks.append(ranked)
+                s.symbol_ranks.append(fns)
+                s.gold_files.append(case.files)
+                s.gold_symbols.append(case.symbols)
+            gold = {f: ranked.index(f) + 1 if f in ranked else None for f in case.files}
+            ranks[mode] = {"gold": gold, "top": ranked[:10]}
+        per_case.append({"id": case.id, "query": case.query, "ranks": ranks})
+    return per_case
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--projects", default="click,rich,attrs")
@@ -340,6 +365,12 @@ def main() -> None:
         help="the trees with the most cases, per project (0: all)",
     )
     parser.add_argument("--no-vector", action="store_true", help="skip embedding and vectors")
+    parser.add_argument(
+        "--misses",
+        type=Path,
+        metavar="FILE",
+        help="write, per case and mode, the gold files' ranks and the top 10 (YAML)",
+    )
     parser.add_argument(
         "--holdout",
         default="attrs",
@@ -363,6 +394,7 @@ def main() -> None:
             cache=ExtractCache(CACHE / "extracts"),
         )
         trees: dict[str, Path] = {}  # repository name -> its throwaway git repository
+        per_case: list[dict[str, Any]] = []  # for --misses
         index = SearchIndex(
             gateway,
             None if args.no_vector else local_embed(),
@@ -393,18 +425,10 @@ def main() -> None:
                 flush=True,
             )
             rankers = Rankers(files, service, name)
-            for case in cases:
-                for mode in modes:
-                    started = time.perf_counter()
-                    ranked, fns = rankers.rank(mode, case.query)
-                    seconds = time.perf_counter() - started
-                    for group in ("all", group_of[root]):
-                        s = groups[group][mode]
-                        s.seconds.append(seconds)
-                        s.file_ranks.append(ranked)
-                        s.symbol_ranks.append(fns)
-                        s.gold_files.append(case.files)
-                        s.gold_symbols.append(case.symbols)
+            per_case += ask(rankers, cases, modes, [groups["all"], groups[group_of[root]]])
+    if args.misses is not None:
+        args.misses.write_text(yaml.safe_dump(per_case, sort_keys=False, width=120))
+        print(f"[retrieval] ranks of {len(per_case)} cases written to {args.misses}")
     for group, scores in groups.items():
         roots = [root for _, _, root in chosen if group in ("all", group_of[root])]
         if roots:
