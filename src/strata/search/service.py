@@ -33,6 +33,7 @@ from strata.search.text import (
     check_first,
     check_query,
     lucene_query,
+    mentions,
     search_terms,
 )
 from strata.temporal import AsOf, as_of_predicate, decode_fact
@@ -61,6 +62,7 @@ POOL = 200  # candidates each index returns before the repository and time filte
 POOLS = (POOL, 1_600, 12_800)
 PER_RETRIEVER = 50
 SEEDS = 8  # strong hits whose neighbours the graph retriever boosts
+MENTION_MATCHES = 20  # symbols one named identifier may match (a common name: many)
 EMBED_PER_SEARCH = 16  # ~5-35 ms each: a search pays at most a fraction of a second
 # The sentence encoder reads names and docstrings only, and misses more often than the
 # full text (file Acc@5 0.54 vs 0.67 alone on the harness): it counts for half.
@@ -135,6 +137,41 @@ WHERE st.hash = d.hash AND {_ST}
 WITH n.key AS key, n.path AS path, coalesce(d.test, false) AS test, max(score) AS score,
      size(d.lname) AS length
 RETURN key, 'Symbol' AS label, path, test, score
+ORDER BY score DESC, length, key
+LIMIT $limit
+"""
+
+# What a longer query names exactly (strata.search.text.mentions): symbols by name,
+# files by path (the whole path, or its end after a slash); a file named counts most.
+MENTIONS = f"""
+CALL () {{
+  UNWIND $names AS name
+  CALL (name) {{
+    MATCH (d:SearchDoc)
+    WHERE d.lname = name AND d.repo = $repo AND d.label = 'Symbol'
+      AND ($ref IS NULL OR d.ref = $ref)
+    MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
+    WHERE st.hash = d.hash AND {_ST}
+    RETURN d, n, st LIMIT {MENTION_MATCHES}
+  }}
+  RETURN d, n, st, 2.0 AS score
+  UNION ALL
+  UNWIND $files AS file
+  CALL (file) {{
+    MATCH (d:SearchDoc)
+    WHERE (d.lname = file OR d.lname ENDS WITH '/' + file) AND d.repo = $repo
+      AND d.label = 'File' AND ($ref IS NULL OR d.ref = $ref)
+    MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
+    WHERE st.hash = d.hash AND {_ST}
+    RETURN d, n, st LIMIT {MENTION_MATCHES}
+  }}
+  RETURN d, n, st, 3.0 AS score
+}}
+WITH d, n, st, score
+WHERE d.label IN $labels AND ($kinds IS NULL OR d.kind IN $kinds)
+WITH n.key AS key, d.label AS label, coalesce(n.path, st.source_path) AS path,
+     coalesce(d.test, false) AS test, max(score) AS score, min(size(d.lname)) AS length
+RETURN key, label, path, test, score
 ORDER BY score DESC, length, key
 LIMIT $limit
 """
@@ -319,9 +356,20 @@ class SearchService:
         # The retrievers are independent reads: sent at once, each on its own session,
         # so a search waits for the slowest of them, not for their sum.
         reads: dict[str, Future[tuple[list[dict[str, Any]], float]]] = {}
+        named = mentions(text)
         if "name" in use and _IDENTIFIER.fullmatch(text):
             reads["name"] = _READS.submit(
                 _timed, self._gateway.read, NAME, needle=text.lower(), timeout=timeout, **params
+            )
+        elif "name" in use and (named.names or named.files):
+            reads["name"] = _READS.submit(
+                _timed,
+                self._gateway.read,
+                MENTIONS,
+                names=list(named.names),
+                files=list(named.files),
+                timeout=timeout,
+                **params,
             )
         if terms and "fulltext" in use:
             lucene = lucene_query(terms, repository, prefixes=len(terms) <= PREFIX_TERMS)
@@ -357,7 +405,9 @@ class SearchService:
             rankings["graph"] = self._neighbours(seeds, found, params, timeout)
             clock.lap("graph")
         fused = rrf(rankings, weights=WEIGHTS)
-        if not _TESTS.intersection(terms):
+        # A file the query names ("testing.py") does not ask for tests by its name.
+        named_words = {w for f in named.files for w in search_terms(f)}
+        if not _TESTS.intersection(set(terms) - named_words):
             fused = demoted(fused, found.tests, TEST_WEIGHT)
         hits = self._hydrate(
             fused=fused,

@@ -9,8 +9,10 @@ document side (:func:`identifier_words`) and on the query side (:func:`query_ter
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from strata.errors import ValidationError
 from strata.graph import lucene
@@ -229,6 +231,59 @@ def embedding_text(values: Iterable[str | None]) -> str:
 
 def _looks_like_identifier(value: str) -> bool:
     return " " not in value.strip()
+
+
+# Source files a query may name ("the bug in utils.py"): looked up by path.
+_SUFFIX_LIST = "py pyi js jsx mjs cjs ts tsx go rs java kt kts cs php rb c h cc cpp hpp swift scala"
+SOURCE_SUFFIXES = frozenset(_SUFFIX_LIST.split(" "))
+MAX_MENTIONS = 8
+_TOKEN = re.compile(r"`([^`\n]{1,200})`|([A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_])(\(\))?")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+@dataclass(frozen=True, slots=True)
+class Mentions:
+    """What a query names exactly: symbol names (lower-cased, the last part of a dotted
+    name) and source file paths (lower-cased, as written)."""
+
+    names: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+
+def mentions(query: str) -> Mentions:
+    """The identifiers and file names a query spells out as code would.
+
+    An identifier counts when nothing else would name it: in backticks, called
+    (``f()``), dotted (``attrs.field``), or written as code (``max_retries``,
+    ``rebuildProxies``, ``HTTPProxyAuth``); a plain word never does, so "fix the parser" names
+    nothing. A file counts by its suffix (``testing.py``, ``src/app/main.go``).
+    """
+    names: dict[str, None] = {}
+    files: dict[str, None] = {}
+    for match in _TOKEN.finditer(query):
+        quoted, word, called = match.group(1), match.group(2), match.group(3)
+        token = (quoted or word or "").strip().rstrip("()")
+        stem, dot, suffix = token.rpartition(".")
+        if dot and stem and suffix.lower() in SOURCE_SUFFIXES and "/" not in suffix:
+            files.setdefault(token.lower().lstrip("./"), None)
+        elif quoted is not None or called or _codelike(token):
+            last = token.rsplit(".", 1)[-1]
+            if _IDENTIFIER_ONLY.fullmatch(last) and len(last) > 1:
+                names.setdefault(last.lower(), None)
+    return Mentions(tuple(names)[:MAX_MENTIONS], tuple(files)[:MAX_MENTIONS])
+
+
+_IDENTIFIER_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _codelike(token: str) -> bool:
+    """``snake_case``, ``camelCase``, ``dotted.name``: spelled as code, not prose."""
+    if _DOTTED.fullmatch(token):
+        return True
+    if not _IDENTIFIER_ONLY.fullmatch(token):
+        return False
+    inner = token.strip("_")
+    return "_" in inner or any(a.islower() and b.isupper() for a, b in itertools.pairwise(inner))
 
 
 def check_first(first: object) -> int:

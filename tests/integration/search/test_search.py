@@ -69,6 +69,26 @@ class TestRetrievers:
         assert "billing.orders.place_order" in graph
         assert "CALLS" in (graph["billing.orders.place_order"] or "")
 
+    def test_a_longer_query_finds_the_symbol_it_names_as_code(
+        self, service: SearchService, shop: Indexed
+    ) -> None:
+        """``apply_discount`` in a sentence is a name, looked up exactly, not two words."""
+        result = service.search(
+            "rounding is wrong when apply_discount() gets a big coupon", shop.repo, first=5
+        )
+        top = result.hits[0]
+        assert top.qualified_name == "billing.orders.apply_discount"
+        assert "name" in {m.retriever for m in top.matches}
+
+    def test_a_file_the_query_names_leads_the_files(
+        self, service: SearchService, shop: Indexed
+    ) -> None:
+        result = service.search("the totals in cart.ts look off", shop.repo, first=10)
+        assert result.files[0].path == "web/cart.ts"
+        file_hit = next(h for h in result.hits if h.label == "File")
+        assert file_hit.evidence.path == "web/cart.ts"
+        assert "name" in {m.retriever for m in file_hit.matches}
+
     def test_kinds_and_layers_filter(self, service: SearchService, shop: Indexed) -> None:
         result = service.search("payment", shop.repo, kinds=["class"], first=5)
         assert result.hits

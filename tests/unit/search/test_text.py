@@ -9,12 +9,14 @@ from strata.search.docs import document
 from strata.search.fusion import Ranked, rrf
 from strata.search.service import check_kinds, check_layers
 from strata.search.text import (
+    MAX_MENTIONS,
     check_first,
     check_query,
     doc_text,
     escape_lucene,
     identifier_words,
     lucene_query,
+    mentions,
     query_terms,
     repo_tag,
 )
@@ -153,3 +155,37 @@ class TestDocument:
         )
         assert "line" in props["text"].split()
         assert "Adds a line item." in props["embed_text"]
+
+
+class TestMentions:
+    """What a query names as code: exact identifiers and file paths, never plain words."""
+
+    @pytest.mark.parametrize(
+        ("query", "names", "files"),
+        [
+            ("Update testing.py", (), ("testing.py",)),
+            ("Added `type` parameter to `attrs.field()`", ("type", "field"), ()),
+            ("Improve echo_via_pager behaviour", ("echo_via_pager",), ()),
+            ("Add support for __attrs_init_subclass__", ("__attrs_init_subclass__",), ()),
+            (
+                "rebuildProxies drops auth in src/requests/sessions.py",
+                ("rebuildproxies",),
+                ("src/requests/sessions.py",),
+            ),
+            ("raise HTTPProxyAuth twice", ("httpproxyauth",), ()),
+            ("call main() twice", ("main",), ()),
+            ("fix the parser", (), ()),
+            ("drop support for python 3.7", (), ()),
+            ("Fix v1.2 regression, e.g. in the docs", (), ()),
+            ("Python and Django", (), ()),
+        ],
+    )
+    def test_mentions(self, query: str, names: tuple[str, ...], files: tuple[str, ...]) -> None:
+        found = mentions(query)
+        assert found.names == names
+        assert found.files == files
+
+    def test_bounded(self) -> None:
+        found = mentions(" ".join(f"name_{i} f{i}.py" for i in range(40)))
+        assert len(found.names) == MAX_MENTIONS
+        assert len(found.files) == MAX_MENTIONS
