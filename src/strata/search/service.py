@@ -72,6 +72,7 @@ WEIGHTS = {"name": 1.0, "fulltext": 1.0, "vector": 0.5, "graph": 0.3}
 # harness (102 cases, 6 trees) 0.5 -> 0.1 moved file Acc@5 0.775 -> 0.794 (held-out
 # attrs: 0.781 both, Acc@1 0.344 -> 0.469, function Acc@10 0.531 -> 0.594).
 TEST_WEIGHT = 0.1
+TEST_DIRS = frozenset({"tests", "testing"})  # folders of test code (`django/test/` is not)
 _TESTS = frozenset({"test", "tests", "testing", "pytest", "fixture", "fixtures", "spec", "specs"})
 # Containment says less about relevance than a call or a trace link does.
 REL_WEIGHT = {"CONTAINS": 0.5, "DEFINES": 0.5}
@@ -648,8 +649,14 @@ class _Found:
             self.labels[row["key"]] = row["label"]
             if row["path"]:
                 self.paths[row["key"]] = row["path"]
-            if row["test"]:
+            if row["test"] or in_test_folder(row["path"]):
                 self.tests.add(row["key"])
+
+
+def in_test_folder(path: str | None) -> bool:
+    """A file in a ``tests``/``testing`` folder: test code whatever its name says
+    (strategies, typing examples, helpers), for ranking, not for the code graph."""
+    return bool(path) and not TEST_DIRS.isdisjoint(str(path).split("/")[:-1])
 
 
 class _Clock:

@@ -8,6 +8,7 @@ from strata.search.bodies import bodies, body_words
 from strata.search.docs import document
 from strata.search.fusion import Fused, demoted
 from strata.search.rollup import file_rollup
+from strata.search.service import in_test_folder
 from strata.search.text import lucene_query, search_terms
 
 SOURCE = b"""def first():
@@ -83,3 +84,22 @@ class TestRanking:
     def test_prefixes_can_be_left_out(self) -> None:
         assert "names:echo*^2" in lucene_query(["echo"], "r")
         assert "*" not in lucene_query(["echo", "flush", "stream"], "r", prefixes=False)
+
+
+class TestTestFolders:
+    """What counts as test code for ranking, beyond the files the code graph calls tests."""
+
+    @pytest.mark.parametrize(
+        ("path", "expected"),
+        [
+            ("tests/typing/typing_options.py", True),
+            ("lib/matplotlib/tests/test_axes.py", True),
+            ("testing/python/collect.py", True),
+            ("src/click/testing.py", False),  # a library module named testing
+            ("django/test/testcases.py", False),  # Django's test framework is library code
+            ("tests.py", False),
+            (None, False),
+        ],
+    )
+    def test_in_test_folder(self, path: str | None, expected: bool) -> None:
+        assert in_test_folder(path) is expected
