@@ -103,9 +103,12 @@ class BenchStack:
     def __enter__(self) -> BenchStack:
         # The Neo4j runtime is shared with the checkout's var/cache (no second resolve).
         runtime = ROOT / "var" / "cache"
-        if runtime.is_dir() and not (self.var / "cache").exists():
+        link = self.var / "cache"
+        if runtime.is_dir() and not link.exists():
             self.var.mkdir(parents=True, exist_ok=True)
-            (self.var / "cache").symlink_to(runtime)
+            if link.is_symlink():  # dangling: made by a checkout that is gone
+                link.unlink()
+            link.symlink_to(runtime)
         if self.neo4j.start(timeout=180):
             self._started.append(self.neo4j)
         if self.redis.start():
