@@ -11,7 +11,7 @@ from strata.facts import Source, StateFact
 from strata.graph.gateway import Gateway
 from strata.graph.store import FactStore
 from strata.ontology import Ontology
-from strata.search.docs import Embed, SearchIndex
+from strata.search.docs import CURSOR, Embed, SearchIndex
 from strata.search.service import SearchService
 from strata.temporal import AsOf
 from strata.writers import CodeWriter
@@ -170,6 +170,38 @@ class TestBadInput:
 
 class TestDocumentSync:
     """The search documents follow the facts, including a batch that commits late."""
+
+    def test_the_cursor_moves_past_what_others_wrote(
+        self, gateway: Gateway, ontology: Ontology, shop: Indexed
+    ) -> None:
+        """States of another repository (or ones a push already documented) written
+        after the cursor do not make every later search scan for them again."""
+        index = SearchIndex(gateway, None)
+        index.sync(shop.repo)
+        other = StateFact(
+            "Symbol",
+            {
+                "repo": f"{shop.repo}-other",
+                "ref": "main",
+                "path": "o.py",
+                "qualname": "o",
+                "name": "o",
+            },
+            {
+                "kind": "function",
+                "qualified_name": "o.o",
+                "line_start": 1,
+                "line_end": 2,
+                "body_hash": "b1",
+                "language": "python",
+            },
+            C2,
+            source=Source(commit=shop.shas[1], path="o.py", line=1),
+        )
+        CodeWriter(FactStore(gateway, ontology)).write([other])
+        assert gateway.read(CURSOR, repo=shop.repo)[0]["fresh"] > 0
+        assert index.sync(shop.repo).documents == 0  # nothing of this repository
+        assert gateway.read(CURSOR, repo=shop.repo)[0]["fresh"] == 0
 
     def test_late_commit_behind_the_cursor_is_found(
         self, gateway: Gateway, ontology: Ontology, shop: Indexed
