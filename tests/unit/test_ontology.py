@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -233,3 +234,25 @@ class TestReleasedVersionsAreFrozen:
         (tmp_path / "RELEASED").write_text("strata.v1.yaml not-a-hash\n")
         with pytest.raises(OntologyViolation, match="RELEASED line 1"):
             load_ontology(tmp_path)
+
+
+class TestReadsNameTheOntologysEndpoints:
+    """Reads that look a node up by key name its possible labels (so a key index is
+    used); the labels must be the ontology's endpoints, or a new one reads as absent."""
+
+    @staticmethod
+    def labels(predicate: str) -> set[str]:
+        return set(re.findall(r"\b[a-z]:(\w+)", predicate))
+
+    def test_link_reads(self) -> None:
+        from strata.trace.reads import LINK_SOURCES, LINK_TARGETS, LINK_TYPES
+
+        edges = [ONTOLOGY.edge(t) for t in LINK_TYPES]
+        assert self.labels(LINK_SOURCES) == {label for e in edges for label in e.from_labels}
+        assert self.labels(LINK_TARGETS) == {label for e in edges for label in e.to_labels}
+
+    def test_callees_step(self) -> None:
+        from strata.code.reads import CALLEES_STEP
+
+        line = next(x for x in CALLEES_STEP.splitlines() if x.startswith("WHERE f:"))
+        assert self.labels(line) == set(ONTOLOGY.edge("CALLS").from_labels)

@@ -30,10 +30,18 @@ CHANGE_KINDS: frozenset[str] = frozenset({"added", "removed", "modified", "moved
 MAX_FIRST = 200
 SCAN_CAP = 20_000  # symbol versions read per window; past it the answer says it is partial
 
+# The repository's symbols first, through their (repo, ref, path) index (the hint and the
+# two existence predicates make that index usable on its first key), then their versions:
+# the cost is the repository's own history. Left to itself the planner ranged over the
+# valid_at index of every STATE in the graph (389k versions, 1.6 s, for a window of
+# 11k on a graph holding Django).
 SYMBOL_VERSIONS = """
-MATCH (s:Symbol)-[st:STATE]->(s)
-WHERE s.repo = $repo AND ($ref IS NULL OR s.ref = $ref)
-  AND st.expired_at IS NULL
+MATCH (s:Symbol)
+USING INDEX s:Symbol(repo, ref, path)
+WHERE s.repo = $repo AND s.ref IS NOT NULL AND s.path IS NOT NULL
+  AND ($ref IS NULL OR s.ref = $ref)
+MATCH (s)-[st:STATE]->(s)
+WHERE st.expired_at IS NULL
   AND ((st.valid_at >= datetime($start) AND st.valid_at < datetime($end))
     OR (st.invalid_at >= datetime($start) AND st.invalid_at < datetime($end)))
 RETURN s.key AS key, s.path AS path, s.qualname AS qualname, s.name AS name, s.ref AS ref,

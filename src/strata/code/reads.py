@@ -94,9 +94,14 @@ RETURN target AS via, x.key AS key, labels(x)[0] AS label, x.path AS path, x.rep
        {_EDGE_PROPS} AS edge, {_STATE_PROPS} AS state
 """
 
+# The calling side is a Symbol or a File (module-level calls). Named by label, its key
+# is sought in both key indexes; unlabelled, the planner read every CALLS edge of the
+# graph instead (650k edges, 2.7 s a hop on a graph holding Django).
 CALLEES_STEP = f"""
 UNWIND $frontier AS source
-MATCH (f {{key: source}})-[c:CALLS]->(x:Symbol)
+MATCH (f {{key: source}})
+WHERE f:Symbol OR f:File
+MATCH (f)-[c:CALLS]->(x:Symbol)
 WHERE {_EDGE} AND {_REPOS.format(var="x")} AND {_GUESSES}
 WITH source, f, x, c
 LIMIT $cap

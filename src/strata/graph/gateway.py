@@ -227,6 +227,19 @@ class Gateway:
         ``CALL {...} IN TRANSACTIONS`` batches."""
         return self._autocommit(text, timeout, params)
 
+    def plan(self, text: str, **params: Any) -> list[str]:
+        """The operators Neo4j plans for ``text`` with these parameters, outermost first
+        (``EXPLAIN``: nothing runs), e.g. ``NodeUniqueIndexSeek``."""
+        found: list[str] = []
+        with self._session() as session:
+            summary = session.run("EXPLAIN " + text, params).consume()
+        todo = [summary.plan] if summary.plan else []
+        while todo:
+            step = todo.pop(0)
+            found.append(str(step["operatorType"]).split("@", 1)[0])
+            todo.extend(step.get("children", ()))
+        return found
+
     def ping(self, *, timeout: float = 2.0) -> str:
         """One attempt, no retries (for health checks); return the server version."""
         rows = self._autocommit(

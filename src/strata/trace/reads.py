@@ -59,15 +59,25 @@ RETURN type(r) AS type, properties(q) AS source, properties(t) AS target,
        last_name
 """
 
+# The labels a link leaves from and arrives at (the ontology's endpoints of LINK_TYPES; a
+# unit test holds them to it): the key lookup then seeks each label's key index instead
+# of scanning every node of the graph (1.5 s per read on a graph of 590k nodes).
+LINK_SOURCES = "(q:Requirement OR q:Decision)"
+LINK_TARGETS = "(t:Symbol OR t:Requirement)"
+
 LINKS_FROM = f"""
-MATCH (q {{key: $key}})-[r]->(t)
+MATCH (q {{key: $key}})
+WHERE {LINK_SOURCES}
+MATCH (q)-[r]->(t)
 {_LINK_READ}
 ORDER BY type, t.key
 LIMIT $first
 """
 
 LINKS_INTO = f"""
-MATCH (t {{key: $key}})<-[r]-(q)
+MATCH (t {{key: $key}})
+WHERE {LINK_TARGETS}
+MATCH (t)<-[r]-(q)
 {_LINK_READ}
 ORDER BY type, q.key
 LIMIT $first
