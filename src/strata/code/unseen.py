@@ -24,18 +24,19 @@ _STATE = as_of_predicate("st")
 _REPOS = "($repos IS NULL OR x.repo IN $repos)"
 
 # The called name of `u` ("self._store.values@12" -> "values"; "a::b@3" -> "b"): the
-# callee is everything before the last '@' (the line), its name the last segment.
+# callee is everything before the last '@' (the line), its name the last segment after
+# a '.' or ':'. Computed once per site and looked up among the names: testing each name
+# against each site with CONTAINS cost names x sites string scans (1.5 s for an impact
+# answer's ~100 names over Django's 86k unresolved sites).
 _NAME_OF_U = (
-    "last(split(replace(left(u, size(u) - size(last(split(u, '@'))) - 1), '::', '.'), '.'))"
+    "last(split(replace(left(u, size(u) - size(last(split(u, '@'))) - 1), ':', '.'), '.'))"
 )
 
 _SITES = """
   MATCH (x:{label}) WHERE x.repo = t.repo AND x.ref = t.ref{extra}
   MATCH (x)-[st:STATE]->(x)
   WHERE {state} AND st.unresolved_calls IS NOT NULL AND {repos}
-  UNWIND [u IN st.unresolved_calls
-          WHERE any(n IN names WHERE u STARTS WITH n + '@' OR u CONTAINS '.' + n + '@'
-                                 OR u CONTAINS ':' + n + '@')] AS u
+  UNWIND [u IN st.unresolved_calls WHERE {name} IN names] AS u
   WITH x, u ORDER BY x.path, x.qualname, u
   RETURN {{path: x.path, caller: x.qualname, key: x.key, site: u, name: {name}}}
 """
