@@ -3,8 +3,12 @@
 The repository must be indexed first (e.g. ``strata index . --repo strata-self --commits 3``).
 Runs ~20 tasks over every intent, each once after one warm-up pack, and prints p50 / p90
 latency, tokens used against the budget, and how many packs the gate found sufficient.
+The built-in tasks name this repository's code; ``--tasks FILE`` (one task per line)
+runs tasks written for another one, e.g. ``bench/context_django.txt`` for Django.
 
     .venv/bin/python bench/context.py [--repo strata-self] [--budget 500] [--source .]
+    .venv/bin/python bench/context.py --repo django --source DJANGO_GIT_DIR \
+        --tasks bench/context_django.txt
 
 Target (2 cores): p50 <= 500 ms for a 500-token pack.
 """
@@ -57,7 +61,11 @@ def main() -> None:
     parser.add_argument("--repo", default="strata-self")
     parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--source", type=Path, default=Path(__file__).resolve().parents[1])
+    parser.add_argument("--tasks", type=Path, help="one task per line (default: built in)")
     args = parser.parse_args()
+    tasks = TASKS
+    if args.tasks is not None:
+        tasks = [t.strip() for t in args.tasks.read_text().splitlines() if t.strip()]
     settings = load_settings()
     with Gateway.connect(settings) as gateway:
         index = SearchIndex(
@@ -70,9 +78,9 @@ def main() -> None:
         builder = ContextBuilder(
             gateway, load_ontology(settings.ontology_dir), search, git_blobs(lambda _: args.source)
         )
-        builder.build(TASKS[0], args.repo, budget_tokens=args.budget)  # warm: tokenizer, caches
+        builder.build(tasks[0], args.repo, budget_tokens=args.budget)  # warm: tokenizer, caches
         times, tokens, sufficient = [], [], 0
-        for task in TASKS:
+        for task in tasks:
             start = time.perf_counter()
             pack = builder.build(task, args.repo, budget_tokens=args.budget)
             ms = (time.perf_counter() - start) * 1000
@@ -83,10 +91,10 @@ def main() -> None:
             print(f"{ms:8.1f} ms  {pack.tokens:4d} tok  {verdict} {pack.intent:17s} {task}")
     times.sort()
     print(
-        f"\n{len(TASKS)} packs: p50 {statistics.median(times):.1f} ms, "
+        f"\n{len(tasks)} packs: p50 {statistics.median(times):.1f} ms, "
         f"p90 {times[int(len(times) * 0.9) - 1]:.1f} ms, max {times[-1]:.1f} ms; "
         f"tokens median {statistics.median(tokens):.0f}/{args.budget} (max {max(tokens)}); "
-        f"sufficient {sufficient}/{len(TASKS)}"
+        f"sufficient {sufficient}/{len(tasks)}"
     )
 
 
