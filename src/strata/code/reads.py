@@ -15,7 +15,16 @@ from typing import Any
 
 from strata.code.layout import RELATIVE, SEP, decode_layout, file_key_of, place_symbol
 from strata.code.positions import Positions
-from strata.code.unseen import SAMPLE, UNRESOLVED_MATCHING, Unresolved, UnresolvedSite
+from strata.code.unseen import (
+    INDEX,
+    SAMPLE,
+    SYMBOL_NAMES,
+    UNRESOLVED_INDEXED,
+    UNRESOLVED_MATCHING,
+    Unresolved,
+    UnresolvedSite,
+    lucene_query,
+)
 from strata.code.views import BranchView, CallHit, CallList, ImpactView, SymbolView
 from strata.graph.gateway import Gateway
 from strata.graph.reads import FactVersion, Reads
@@ -391,17 +400,34 @@ class CodeReads:
         timeout: float | None = None,
     ) -> Unresolved:
         """Unresolved call sites of the symbols' repository and ref whose called name is one
-        of the symbols' names (one round trip; ``sample`` locations kept)."""
+        of the symbols' names (``sample`` locations kept).
+
+        The symbols' names are read first; their sites are then found through the
+        full-text index of unresolved calls, or, for names it cannot search (no
+        letters, too many), by reading every symbol state of the repository.
+        """
         if not keys:
             return Unresolved()
-        rows = self._gateway.read(
-            UNRESOLVED_MATCHING,
-            keys=keys,
-            sample=sample,
-            repos=repos,
-            timeout=timeout,
-            **as_of.params(),
-        )
+        symbols = self._gateway.read(SYMBOL_NAMES, keys=keys, timeout=timeout)
+        if not symbols:
+            return Unresolved()
+        names = sorted({str(r["name"]) for r in symbols})
+        lucene = lucene_query(names)
+        params: dict[str, Any] = {"sample": sample, "repos": repos, **as_of.params()}
+        if lucene is None:
+            rows = self._gateway.read(UNRESOLVED_MATCHING, keys=keys, timeout=timeout, **params)
+        else:
+            first = next((r for r in symbols if r["key"] == keys[0]), symbols[0])
+            rows = self._gateway.read(
+                UNRESOLVED_INDEXED,
+                index=INDEX,
+                lucene=lucene,
+                names=names,
+                repo=first["repo"],
+                ref=first["ref"],
+                timeout=timeout,
+                **params,
+            )
         row = rows[0] if rows else None
         if row is not None and any(RELATIVE in str(h["site"]) for h in row["sample"]):
             row = {**row, "sample": self._positions.sites(row["sample"], as_of, timeout=timeout)}

@@ -13,12 +13,16 @@ a few locations as a sample, in one round trip.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from strata.temporal import as_of_predicate
 
 SAMPLE = 10
+INDEX = "strata_unresolved_calls"  # migrations/0013: STATE.unresolved_calls, simple analyzer
+MAX_INDEXED_NAMES = 512  # more names than this read the repository's states instead
+_LETTERS = re.compile(r"[^\W\d_]+")  # what the simple analyzer keeps: runs of letters
 
 _STATE = as_of_predicate("st")
 _REPOS = "($repos IS NULL OR x.repo IN $repos)"
@@ -59,6 +63,44 @@ WITH names,
 RETURN names, size(hits) AS total, hits[..$sample] AS sample,
        [n IN names | [n, size([h IN hits WHERE h.name = n])]] AS by_name
 """
+
+
+SYMBOL_NAMES = """
+MATCH (t:Symbol) WHERE t.key IN $keys
+RETURN t.key AS key, t.name AS name, t.repo AS repo, t.ref AS ref
+"""
+
+# The same answer from the full-text index: its hits are every state version, of any
+# repository, holding a site whose letters match one of the names; the repository,
+# the moment and the exact called name are then checked as above. Symbol sites
+# first, then File sites, each in (path, caller, site) order, as the scan gives them.
+UNRESOLVED_INDEXED = f"""
+CALL db.index.fulltext.queryRelationships($index, $lucene) YIELD relationship AS st
+WITH st, startNode(st) AS x
+WHERE x.repo = $repo AND x.ref = $ref AND ((x:Symbol AND x.path IS NOT NULL) OR x:File)
+  AND {_STATE} AND {_REPOS}
+UNWIND [u IN st.unresolved_calls WHERE {_NAME_OF_U} IN $names] AS u
+WITH x, u
+ORDER BY CASE WHEN x:File THEN 1 ELSE 0 END, x.path, x.qualname, u
+WITH collect({{path: x.path, caller: x.qualname, key: x.key, site: u, name: {_NAME_OF_U}}}) AS hits
+RETURN $names AS names, size(hits) AS total, hits[..$sample] AS sample,
+       [n IN $names | [n, size([h IN hits WHERE h.name = n])]] AS by_name
+"""
+
+
+def lucene_query(names: list[str]) -> str | None:
+    """The full-text query whose hits hold every site that may call one of ``names``
+    (each name's letter runs as a phrase), or None when the index cannot answer: a
+    name without letters, or more names than :data:`MAX_INDEXED_NAMES`."""
+    phrases = set()
+    for name in names:
+        runs = _LETTERS.findall(name)
+        if not runs:
+            return None
+        phrases.add('"' + " ".join(run.lower() for run in runs) + '"')
+    if not phrases or len(phrases) > MAX_INDEXED_NAMES:
+        return None
+    return " OR ".join(sorted(phrases))
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +147,9 @@ class Unresolved:
 
 
 def called_name(callee: str) -> str:
-    """The called name of a callee as written: ``self._store.values`` -> ``values``."""
-    return callee.replace("::", ".").rsplit(".", 1)[-1]
+    """The called name of a callee as written: ``self._store.values`` -> ``values``,
+    ``a::b`` -> ``b`` (as :data:`_NAME_OF_U` reads it in the database)."""
+    return callee.replace(":", ".").rsplit(".", 1)[-1]
 
 
 def _site(row: dict[str, Any]) -> UnresolvedSite:
