@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -74,6 +74,13 @@ WEIGHTS = {"name": 1.0, "fulltext": 1.0, "vector": 0.5, "graph": 0.3}
 TEST_WEIGHT = 0.1
 TEST_DIRS = frozenset({"tests", "testing"})  # folders of test code (`django/test/` is not)
 _TESTS = frozenset({"test", "tests", "testing", "pytest", "fixture", "fixtures", "spec", "specs"})
+# A typing stub (`.pyi`) or declaration file (`.d.ts`) restates the signatures and
+# docstrings of code that lives elsewhere: it matches the same words as its module
+# and is rarely what a change is made in. Stubs count for less unless the query
+# names one or asks about stubs or typing.
+STUB_WEIGHT = 0.3
+STUB_SUFFIXES = (".pyi", ".d.ts")
+_STUBS = frozenset({"stub", "stubs", "pyi", "typing", "typed", "annotations", "declaration"})
 # Containment says less about relevance than a call or a trace link does.
 REL_WEIGHT = {"CONTAINS": 0.5, "DEFINES": 0.5}
 
@@ -405,11 +412,7 @@ class SearchService:
         if "graph" in use:
             rankings["graph"] = self._neighbours(seeds, found, params, timeout)
             clock.lap("graph")
-        fused = rrf(rankings, weights=WEIGHTS)
-        # A file the query names ("testing.py") does not ask for tests by its name.
-        named_words = {w for f in named.files for w in search_terms(f)}
-        if not _TESTS.intersection(set(terms) - named_words):
-            fused = demoted(fused, found.tests, TEST_WEIGHT)
+        fused = _secondary_demoted(rrf(rankings, weights=WEIGHTS), found, terms, named.files)
         hits = self._hydrate(
             fused=fused,
             labels_of=labels_of,
@@ -642,6 +645,7 @@ class _Found:
         self.labels: dict[str, str] = {}
         self.paths: dict[str, str] = {}
         self.tests: set[str] = set()
+        self.stubs: set[str] = set()
 
     def add(self, retriever: str, rows: list[dict[str, Any]]) -> None:
         self.rankings[retriever] = [Ranked(r["key"], float(r["score"])) for r in rows]
@@ -651,6 +655,22 @@ class _Found:
                 self.paths[row["key"]] = row["path"]
             if row["test"] or in_test_folder(row["path"]):
                 self.tests.add(row["key"])
+            if str(row["path"] or "").endswith(STUB_SUFFIXES):
+                self.stubs.add(row["key"])
+
+
+def _secondary_demoted(
+    fused: list[Fused], found: _Found, terms: list[str], named_files: Iterable[str]
+) -> list[Fused]:
+    """Tests and stubs count for less, unless the query asks for them."""
+    named = list(named_files)
+    # A file the query names ("testing.py") does not ask for tests by its name.
+    named_words = {w for f in named for w in search_terms(f)}
+    if not _TESTS.intersection(set(terms) - named_words):
+        fused = demoted(fused, found.tests, TEST_WEIGHT)
+    if not named and not _STUBS.intersection(terms):
+        fused = demoted(fused, found.stubs, STUB_WEIGHT)
+    return fused
 
 
 def in_test_folder(path: str | None) -> bool:

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
+from strata.code.cache import ExtractCache
+from strata.code.indexer import CodeIndexer
 from strata.errors import NotFound, ValidationError
 from strata.facts import Source, StateFact
+from strata.git import Git
 from strata.graph.gateway import Gateway
+from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 from strata.ontology import Ontology
+from strata.search import service as search_service
 from strata.search.docs import CURSOR, Embed, SearchIndex
 from strata.search.service import SearchService
 from strata.temporal import AsOf
 from strata.writers import CodeWriter
+from tests.gitrepo import GitRepo
 from tests.integration.search.conftest import C1, C2, Indexed
 
 
@@ -238,3 +245,46 @@ class TestDocumentSync:
         assert index.sync(shop.repo).documents == 0  # nothing new: nothing written
         service = SearchService(gateway, index)
         assert service.search("late arrival", shop.repo).hits[0].name == "lateArrival"
+
+
+RATES = """\
+def convert_currency(amount, rate):
+    return amount * rate
+"""
+
+RATES_STUB = '''\
+def convert_currency(amount: float, rate: float) -> float:
+    """Convert an amount of money into another currency at the exchange rate."""
+'''
+
+
+class TestStubs:
+    """A typing stub restates its module: the module leads unless the query asks for stubs."""
+
+    @pytest.fixture
+    def stubbed(self, gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str) -> str:
+        repo = GitRepo(tmp_path / "stubbed")
+        repo.write("money/__init__.py", "")
+        repo.write("money/rates.py", RATES)
+        repo.write("money/rates.pyi", RATES_STUB)
+        sha = repo.commit("rates", C1)
+        name = f"stubbed-{unique}"
+        CodeIndexer(
+            FactStore(gateway, ontology),
+            Reads(gateway, ontology),
+            cache=ExtractCache(tmp_path / "cache"),
+        ).index(Git(repo.path), name, "main", sha)
+        return name
+
+    QUERY = "convert money into another currency at the exchange rate"
+
+    def test_the_module_leads_its_stub(
+        self, service: SearchService, stubbed: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        assert service.search(self.QUERY, stubbed, first=10).files[0].path == "money/rates.py"
+        monkeypatch.setattr(search_service, "STUB_WEIGHT", 1.0)  # the stub's own words win
+        assert service.search(self.QUERY, stubbed, first=10).files[0].path == "money/rates.pyi"
+
+    def test_a_query_about_stubs_keeps_them(self, service: SearchService, stubbed: str) -> None:
+        result = service.search(self.QUERY + " in the typing stub", stubbed, first=10)
+        assert result.files[0].path == "money/rates.pyi"
