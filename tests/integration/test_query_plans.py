@@ -16,6 +16,7 @@ import pytest
 from strata.code.changes import SYMBOL_VERSIONS
 from strata.code.reads import CALLEES_STEP, CALLERS_STEP, SYMBOL_BY_KEY
 from strata.graph.gateway import Gateway
+from strata.search.lookup import FUZZY_IN_REPO
 from strata.search.service import NEIGHBOURS
 from strata.temporal import AsOf
 from strata.trace.reads import LINK_TYPES, LINKS_FROM, LINKS_INTO
@@ -38,6 +39,19 @@ SEEDS = {
     "ref": None,
 }
 POINT = {"key": KEY, "file": "r|main|a.py", "sep": "\x1f", "repos": None}
+FUZZY = {
+    "needle": "get",
+    "suffix": None,
+    "name": None,
+    "qualified_name": None,
+    "path": None,
+    "repo": "r",
+    "ref": None,
+    "kind": None,
+    "first": 20,
+    "after": "",
+    "repos": None,
+}
 
 READS: list[tuple[str, str, dict[str, Any], str]] = [
     ("callees step", CALLEES_STEP, WALK, "NodeUniqueIndexSeek"),
@@ -47,6 +61,7 @@ READS: list[tuple[str, str, dict[str, Any], str]] = [
     ("search neighbours", NEIGHBOURS, SEEDS, "NodeUniqueIndexSeek"),
     ("symbol by key", SYMBOL_BY_KEY, POINT, "NodeUniqueIndexSeek"),
     ("changes window", SYMBOL_VERSIONS, WINDOW, "NodeIndexSeek"),
+    ("name part in a repository", FUZZY_IN_REPO, FUZZY, "NodeIndexSeek"),
 ]
 
 

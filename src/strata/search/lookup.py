@@ -15,9 +15,23 @@ from strata.temporal import AsOf, as_of_predicate, fact_projection
 
 MAX_NEEDLE = 200
 
-FUZZY_SYMBOLS = f"""
+# A name part or suffix cannot seek an index: the symbols are read and tested. Given a
+# repository, only its own are read, through the (repo, ref, path) index (the hint
+# and the existence predicates let it serve the first key alone): 42k symbols of
+# Django instead of every symbol of the graph (1.8 s on a graph holding five such
+# repositories). Without one, every symbol is read.
+_FUZZY_START = {
+    "repo": """
 MATCH (s:Symbol)
-WHERE ($repos IS NULL OR s.repo IN $repos) AND ($repo IS NULL OR s.repo = $repo)
+USING INDEX s:Symbol(repo, ref, path)
+WHERE s.repo = $repo AND s.ref IS NOT NULL AND s.path IS NOT NULL""",
+    "any": """
+MATCH (s:Symbol)
+WHERE true""",
+}
+
+_FUZZY_REST = f"""
+  AND ($repos IS NULL OR s.repo IN $repos) AND ($repo IS NULL OR s.repo = $repo)
   AND ($ref IS NULL OR s.ref = $ref) AND s.key > $after
   AND ($needle IS NULL OR toLower(s.name) CONTAINS $needle)
   AND ($name IS NULL OR s.name = $name) AND ($path IS NULL OR s.path STARTS WITH $path)
@@ -29,6 +43,8 @@ RETURN properties(s) AS node, {fact_projection("st")} AS state
 ORDER BY s.key
 LIMIT $first
 """
+FUZZY_IN_REPO = _FUZZY_START["repo"] + _FUZZY_REST
+FUZZY_SYMBOLS = _FUZZY_START["any"] + _FUZZY_REST
 
 
 def _needle(name: str, value: str | None) -> str | None:
@@ -66,7 +82,7 @@ def fuzzy_symbols(
     if needle is None and suffix is None:
         raise ValidationError("give nameContains or qualifiedNameSuffix")
     rows = gateway.read(
-        FUZZY_SYMBOLS,
+        FUZZY_SYMBOLS if repo is None else FUZZY_IN_REPO,
         needle=needle,
         suffix=suffix,
         name=name,
