@@ -25,6 +25,12 @@ WORDS = ["helper", "Thing", "run", "main", "value", "module"]
 
 SYMBOL = "query($id: ID!) { symbol(id: $id) { qualifiedName kind evidence { path lineStart } } }"
 CALLERS = "query($id: ID!) { callers(symbol: $id, depth: 2, first: 10) { qualifiedName depth } }"
+CALLEES = "query($id: ID!) { callees(symbol: $id, depth: 2, first: 10) { qualifiedName depth } }"
+CONTEXT = (
+    "query($t: String!, $repo: String!) { context(task: $t, repository: $repo) "
+    "{ intent sufficient tokens } }"
+)
+TASKS = ["who calls {}?", "tests for {}", "explain {}", "what breaks if I change {}"]
 IMPACT = (
     "query($id: ID!) { impact(symbol: $id) { entrypoints { qualifiedName } "
     "tests { qualifiedName } } }"
@@ -62,6 +68,17 @@ class StrataUser(FastHttpUser):
     @task(3)
     def callers(self) -> None:
         self._graphql("callers", CALLERS, {"id": random.choice(SYMBOLS)})
+
+    @tag("callees")
+    @task(2)
+    def callees(self) -> None:
+        self._graphql("callees", CALLEES, {"id": random.choice(SYMBOLS)})
+
+    @tag("context")
+    @task(1)
+    def context_pack(self) -> None:  # not `context`: locust users have a context()
+        name = random.choice(SYMBOLS).rsplit("|", 1)[-1]
+        self._graphql("context", CONTEXT, {"t": random.choice(TASKS).format(name), "repo": REPO})
 
     @tag("impact")
     @task(2)

@@ -5,8 +5,8 @@ bench/.cache/load), a real API and one prefork code worker, indexes a generated
 repository of ``--files`` modules through a push, then:
 
 1. for each client count in ``--levels`` (default 1,4,16), runs locust headless
-   (bench/_locustfile.py: symbol, callers, impact, search and signed push
-   webhooks, weighted 4:3:2:2:1) for ``--seconds`` and prints requests,
+   (bench/_locustfile.py: symbol, callers, callees, impact, search, context
+   packs and signed push webhooks, weighted 4:3:2:2:2:1:1) for ``--seconds`` and prints requests,
    failures, p50 and p99 per request type;
 2. shows the per-key rate limit engages: a second API with
    STRATA_RATE_LIMIT_PER_MINUTE=``--limit`` answers one key's excess with 429
@@ -58,7 +58,7 @@ from strata.jobstore import JobStore
 REINDEX_KIND = CODE_REINDEX.removeprefix("strata.")  # as the API records it
 C1 = datetime(2025, 10, 1, tzinfo=UTC)
 LOCUSTFILE = Path(__file__).resolve().parent / "_locustfile.py"
-TYPES = ("symbol", "callers", "impact", "search", "push")
+TYPES = ("symbol", "callers", "callees", "impact", "search", "context", "push")
 SAMPLE_S = 60  # the soak's resource samples
 SYMBOL = "query($id: ID!) { symbol(id: $id) { qualifiedName } }"
 
@@ -100,7 +100,12 @@ def warm_up(base: str, token: str, name: str, symbol: str) -> float:
     queries = [
         (SYMBOL, {"id": symbol}),
         ("query($id: ID!) { callers(symbol: $id, depth: 2) { qualifiedName } }", {"id": symbol}),
+        ("query($id: ID!) { callees(symbol: $id, depth: 2) { qualifiedName } }", {"id": symbol}),
         ("query($id: ID!) { impact(symbol: $id) { tests { qualifiedName } } }", {"id": symbol}),
+        (
+            "query($t: String!, $r: String!) { context(task: $t, repository: $r) { tokens } }",
+            {"t": "who calls helper?", "r": name},
+        ),
         (
             "query($q: String!, $r: String!) { search(query: $q, repository: $r) "
             "{ hits(first: 10) { id } } }",
