@@ -53,15 +53,10 @@ EPOCH = "1970-01-01T00:00:00Z"
 CURSOR = f"""
 OPTIONAL MATCH (c:SearchCursor {{repo: $repo}})
 WITH c, coalesce(c.through, datetime('1970-01-01T00:00:00Z')) AS through
-// Once the cursor is a LAG old, every state stamped before it has committed: its window
-// can no longer grow, and the count it was moved with stands (measured no faster than
-// recounting on Django; the ~120 ms searches paid came from the cursor not moving).
-CALL (c, through) {{
-  WITH c, through, datetime() >= through + duration('{LAG}') AS settled
+CALL (through) {{
   OPTIONAL MATCH ()-[st:STATE]->()
-  WHERE NOT settled AND st.created_at > through - duration('{LAG}') AND st.created_at <= through
-  WITH c, settled, count(st) AS counted
-  RETURN CASE WHEN settled THEN c.window ELSE counted END AS window
+  WHERE st.created_at > through - duration('{LAG}') AND st.created_at <= through
+  RETURN count(st) AS window
 }}
 CALL (through) {{
   MATCH ()-[st:STATE]->() WHERE st.created_at > through
