@@ -254,8 +254,8 @@ class CodeReads:
         """Who calls the symbol, breadth first up to ``depth`` hops (nearest first).
 
         A symbol that calls itself is its own caller (at depth 1). With
-        ``unresolved`` (one more query, which reads every symbol state of the
-        repository) the answer also counts the unresolved call sites named like
+        ``unresolved`` (two more queries: :meth:`unresolved_matching`) the
+        answer also counts the unresolved call sites named like
         the symbol or a caller short of the last hop: any of them may be a caller
         the graph does not hold (:class:`CallList`).
         """

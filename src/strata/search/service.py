@@ -132,6 +132,21 @@ VECTOR = (
     " YIELD node AS d, score" + _JOIN
 )
 
+# A repository small enough is scored exactly instead, when the index's pool held too few
+# of its documents (a small repository in a graph that also holds large ones: the top of
+# the index is theirs). One pass over at most EXACT_MAX vectors (~60 ms for 1,500) instead
+# of widening the pool to 1,600 and 12,800 candidates (~235 ms); a larger repository
+# answers no rows (raw 0) and the pool widens as before.
+EXACT_MAX = 4_000
+VECTOR_EXACT = (
+    """
+MATCH (d:SearchDoc {repo: $repo, embedded: true})
+WITH collect(d) AS docs
+UNWIND CASE WHEN size(docs) <= $exact_max THEN docs ELSE [] END AS d
+WITH d, vector.similarity.cosine(d.embedding, $vector) AS score"""
+    + _JOIN
+)
+
 # The cheap case: a query that is one identifier, matched on the symbol's name
 # case-insensitively (exact, then prefix, then substring).
 NAME = f"""
@@ -444,7 +459,14 @@ class SearchService:
         """The vector retriever, once the query's vector is computed."""
         vector = pending.result()[0]
         return self._pooled(
-            VECTOR, params, timeout, enough=enough, vector=vector, min_score=VECTOR_MIN
+            VECTOR,
+            params,
+            timeout,
+            enough=enough,
+            exact=VECTOR_EXACT,
+            vector=vector,
+            min_score=VECTOR_MIN,
+            exact_max=EXACT_MAX,
         )
 
     def require_repository(
@@ -478,6 +500,7 @@ class SearchService:
         timeout: float | None,
         *,
         enough: int,
+        exact: str | None = None,
         **extra: Any,
     ) -> list[dict[str, Any]]:
         """One index retriever's rows, widening its pool while the filters starve it.
@@ -485,6 +508,8 @@ class SearchService:
         One round trip in the common case. Another is asked only while fewer than
         ``enough`` rows survived, the index filled the whole pool (it may hold more)
         and its weakest candidate still passed the score floor (more may pass).
+        ``exact`` scores a small repository's documents all at once instead, after
+        the first pool (it answers ``raw`` 0 for a repository too large for that).
         """
         rows: list[dict[str, Any]] = []
         for pool in POOLS:
@@ -495,6 +520,11 @@ class SearchService:
             exhausted = head["raw"] < pool or floor is None or floor < extra["min_score"]
             if len(rows) >= enough or exhausted:
                 break
+            if exact is not None:
+                scored = self._gateway.read(exact, timeout=timeout, **params, **extra)
+                if scored and scored[0]["raw"]:
+                    return list(scored[0]["rows"])
+                exact = None  # too large to score exactly: widen the pool
         return rows
 
     def _neighbours(

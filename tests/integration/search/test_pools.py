@@ -14,6 +14,7 @@ from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 from strata.ontology import Ontology
+from strata.search import service as search_service
 from strata.search.docs import Embed, SearchIndex
 from strata.search.service import POOL, SearchService
 from tests.gitrepo import GitRepo
@@ -31,16 +32,13 @@ def crowd_source() -> str:
         for i in range(CROWD)
     ]
     parts.append(
-        'class MoneyBack:\n    """Give money back to the customer, as a class."""\n\n'
-        "    pass\n"
+        'class MoneyBack:\n    """Give money back to the customer, as a class."""\n\n    pass\n'
     )
     return "".join(parts)
 
 
 @pytest.fixture
-def crowd(
-    gateway: Gateway, ontology: Ontology, embed: Embed, tmp_path: Path, unique: str
-) -> str:
+def crowd(gateway: Gateway, ontology: Ontology, embed: Embed, tmp_path: Path, unique: str) -> str:
     repo = GitRepo(tmp_path / "crowd")
     repo.write("refunds.py", crowd_source())
     sha = repo.commit("crowd", C1)
@@ -78,3 +76,35 @@ def test_fulltext_pool_full_of_another_kind(service: SearchService, crowd: str) 
     # applied after a pool of functions would leave nothing.
     result = service.search(QUERY, crowd, retrievers=["fulltext"], kinds=["class"], first=5)
     assert [h.qualified_name for h in result.hits] == ["refunds.MoneyBack"]
+
+
+def test_a_small_repository_is_scored_exactly(
+    service: SearchService,
+    shop: Indexed,
+    crowd: str,
+    gateway: Gateway,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After a starved first pool, a repository of at most EXACT_MAX documents is scored
+    in one pass; a larger one widens the pool, and both find the same best hit."""
+    asked: list[str] = []
+    read = gateway.read
+
+    def spy(text: str, **params: object) -> list[dict[str, object]]:
+        if text == search_service.VECTOR_EXACT:
+            asked.append("exact")
+        elif text == search_service.VECTOR:
+            asked.append(f"pool {params['pool']}")
+        return read(text, **params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gateway, "read", spy)
+    exact = service.search(QUERY, shop.repo, retrievers=["vector"], first=5)
+    assert asked == [f"pool {POOL}", "exact"]
+    asked.clear()
+    monkeypatch.setattr(search_service, "EXACT_MAX", 0)  # as if the shop were large
+    widened = service.search(QUERY, shop.repo, retrievers=["vector"], first=5)
+    assert asked[:2] == [f"pool {POOL}", "exact"]
+    assert asked[2:] == [f"pool {p}" for p in search_service.POOLS[1 : len(asked) - 1]]
+    assert len(asked) > 2
+    assert exact.hits[0].qualified_name == "billing.payments.PaymentGateway.refund"
+    assert widened.hits[0].qualified_name == exact.hits[0].qualified_name

@@ -308,7 +308,7 @@ async def _walk(
         return CallList([], total=0, unresolved=None)
     reads = context.code
     if direction == "callers":
-        # The repository-wide unresolved count costs a scan of every symbol state: skipped.
+        # The unresolved count (two more queries) is impact's and the context pack's: skipped.
         hits = await context.run(
             reads.callers,
             key,
