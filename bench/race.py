@@ -344,17 +344,35 @@ def sampled(py_spy: str | None, out: Path) -> Iterator[None]:
         proc.wait(timeout=60)
 
 
+# Leaf frames of a thread that waits (py-spy names them ``Class.function (file:line)``,
+# e.g. ``Condition.wait (threading.py:331)``): a heartbeat or lease thread between beats.
+IDLE_CALLS = {
+    ("wait", "threading.py"),
+    ("select", "selectors.py"),
+    ("poll", ""),  # selectors, and kombu's event loop in the main celery process
+    ("_recv", "connection.py"),  # billiard: the main process waiting on its pool
+    ("_recv_into", ""),
+    ("sleep", ""),
+}
+
+
+def _idle(frame: str) -> bool:
+    name, _, where = frame.partition(" (")
+    function = name.rsplit(".", 1)[-1]
+    module = where.rsplit(":", 1)[0].rsplit("/", 1)[-1]
+    return (function, module) in IDLE_CALLS or (function, "") in IDLE_CALLS
+
+
 def profile_breakdown(folded: Path, top: int = 28) -> list[str]:
     """Inclusive share of the busy samples per function (idle waits left out)."""
     inclusive: Counter[str] = Counter()
     busy = 0
-    idle = ("wait (threading", "select (selectors", "poll (", "_recv_into", "sleep (")
     for line in folded.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
             continue
         frames = stack.split(";")
-        if any(frame.startswith(idle) for frame in frames[-2:]):
+        if any(_idle(frame) for frame in frames[-2:]):
             continue
         busy += int(count)
         for frame in set(frames):

@@ -55,6 +55,10 @@ class Settings(BaseSettings):
     queue_code: str = "code"
     queue_knowledge: str = "knowledge"
     queue_trace: str = "trace"
+    # A worker that consumes only the background queues (knowledge, trace: embedding,
+    # cards, requirement sync) lowers its CPU priority by this much (0: not at all), so
+    # on a shared host a push's code worker is not slowed by the previous push's cards.
+    background_nice: int = Field(default=10, ge=0, le=19)
     task_time_limit_s: int = Field(default=3600, ge=10)
     # Must exceed the longest task, or Redis redelivers a task still running.
     visibility_timeout_s: int = Field(default=7200, ge=60)
