@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from strata.code.layout import EMPTY, file_key_of
 from strata.code.positions import Positions
+from strata.code.reads import REPO_SYMBOLS
 from strata.errors import StrataError, ValidationError
 from strata.graph.gateway import Gateway
 from strata.temporal import AsOf, aware, from_wire, now, to_wire
@@ -30,15 +31,10 @@ CHANGE_KINDS: frozenset[str] = frozenset({"added", "removed", "modified", "moved
 MAX_FIRST = 200
 SCAN_CAP = 20_000  # symbol versions read per window; past it the answer says it is partial
 
-# The repository's symbols first, through their (repo, ref, path) index (the hint and the
-# two existence predicates make that index usable on its first key), then their versions:
-# the cost is the repository's own history. Left to itself the planner ranged over the
-# valid_at index of every STATE in the graph (389k versions, 1.6 s, for a window of
-# 11k on a graph holding Django).
-SYMBOL_VERSIONS = """
-MATCH (s:Symbol)
-USING INDEX s:Symbol(repo, ref, path)
-WHERE s.repo = $repo AND s.ref IS NOT NULL AND s.path IS NOT NULL
+# The repository's symbols first (REPO_SYMBOLS), then their versions in the window.
+SYMBOL_VERSIONS = (
+    REPO_SYMBOLS
+    + """
   AND ($ref IS NULL OR s.ref = $ref)
 MATCH (s)-[st:STATE]->(s)
 WHERE st.expired_at IS NULL
@@ -50,6 +46,7 @@ RETURN s.key AS key, s.path AS path, s.qualname AS qualname, s.name AS name, s.r
        toString(st.valid_at) AS valid_at, toString(st.invalid_at) AS invalid_at
 LIMIT $cap
 """
+)
 
 COMMITS = """
 MATCH (c:Commit)-[st:STATE]->(c)

@@ -8,7 +8,7 @@ at the end of its qualified name (``payments.charge`` finds
 from __future__ import annotations
 
 from strata.code.positions import Positions
-from strata.code.reads import MAX_FIRST, SymbolView
+from strata.code.reads import MAX_FIRST, REPO_SYMBOLS, SymbolView
 from strata.errors import ValidationError
 from strata.graph.gateway import Gateway
 from strata.temporal import AsOf, as_of_predicate, fact_projection
@@ -16,20 +16,8 @@ from strata.temporal import AsOf, as_of_predicate, fact_projection
 MAX_NEEDLE = 200
 
 # A name part or suffix cannot seek an index: the symbols are read and tested. Given a
-# repository, only its own are read, through the (repo, ref, path) index (the hint
-# and the existence predicates let it serve the first key alone): 42k symbols of
-# Django instead of every symbol of the graph (1.8 s on a graph holding five such
-# repositories). Without one, every symbol is read.
-_FUZZY_START = {
-    "repo": """
-MATCH (s:Symbol)
-USING INDEX s:Symbol(repo, ref, path)
-WHERE s.repo = $repo AND s.ref IS NOT NULL AND s.path IS NOT NULL""",
-    "any": """
-MATCH (s:Symbol)
-WHERE true""",
-}
-
+# repository, only its own are read (REPO_SYMBOLS: 42k symbols of Django instead of
+# every symbol of the graph); without one, every symbol is.
 _FUZZY_REST = f"""
   AND ($repos IS NULL OR s.repo IN $repos) AND ($repo IS NULL OR s.repo = $repo)
   AND ($ref IS NULL OR s.ref = $ref) AND s.key > $after
@@ -43,8 +31,8 @@ RETURN properties(s) AS node, {fact_projection("st")} AS state
 ORDER BY s.key
 LIMIT $first
 """
-FUZZY_IN_REPO = _FUZZY_START["repo"] + _FUZZY_REST
-FUZZY_SYMBOLS = _FUZZY_START["any"] + _FUZZY_REST
+FUZZY_IN_REPO = REPO_SYMBOLS + _FUZZY_REST
+FUZZY_SYMBOLS = "\nMATCH (s:Symbol)\nWHERE true" + _FUZZY_REST
 
 
 def _needle(name: str, value: str | None) -> str | None:
