@@ -422,21 +422,21 @@ class CodeReads:
         if not symbols:
             return Unresolved()
         names = sorted({str(r["name"]) for r in symbols})
+        first = next((r for r in symbols if r["key"] == keys[0]), symbols[0])
         lucene = lucene_query(names)
-        params: dict[str, Any] = {"sample": sample, "repos": repos, **as_of.params()}
+        params: dict[str, Any] = {
+            "names": names,
+            "repo": first["repo"],
+            "ref": first["ref"],
+            "sample": sample,
+            "repos": repos,
+            **as_of.params(),
+        }
         if lucene is None:
-            rows = self._gateway.read(UNRESOLVED_MATCHING, keys=keys, timeout=timeout, **params)
+            rows = self._gateway.read(UNRESOLVED_MATCHING, timeout=timeout, **params)
         else:
-            first = next((r for r in symbols if r["key"] == keys[0]), symbols[0])
             rows = self._gateway.read(
-                UNRESOLVED_INDEXED,
-                index=INDEX,
-                lucene=lucene,
-                names=names,
-                repo=first["repo"],
-                ref=first["ref"],
-                timeout=timeout,
-                **params,
+                UNRESOLVED_INDEXED, index=INDEX, lucene=lucene, timeout=timeout, **params
             )
         row = rows[0] if rows else None
         if row is not None and any(RELATIVE in str(h["site"]) for h in row["sample"]):

@@ -8,7 +8,8 @@ A site whose called name (the last segment of the callee as written) equals a
 symbol's name may be a call of that symbol, so an empty list of callers (or of
 tests in an impact answer) is only "nothing found", never "nothing there",
 while such sites exist. This module counts them for a set of symbols and keeps
-a few locations as a sample, in one round trip.
+a few locations as a sample: the symbols' names are read, then their sites, through a
+full-text index of the sites or, for names it cannot search, from every state.
 """
 
 from __future__ import annotations
@@ -32,43 +33,39 @@ _REPOS = "($repos IS NULL OR x.repo IN $repos)"
 # a '.' or ':'. Computed once per site and looked up among the names: testing each name
 # against each site with CONTAINS cost names x sites string scans (1.5 s for an impact
 # answer's ~100 names over Django's 86k unresolved sites).
-_NAME_OF_U = (
-    "last(split(replace(left(u, size(u) - size(last(split(u, '@'))) - 1), ':', '.'), '.'))"
-)
+_NAME_OF_U = "last(split(replace(left(u, size(u) - size(last(split(u, '@'))) - 1), ':', '.'), '.'))"
 
-_SITES = """
-  MATCH (x:{label}) WHERE x.repo = t.repo AND x.ref = t.ref{extra}
-  MATCH (x)-[st:STATE]->(x)
-  WHERE {state} AND st.unresolved_calls IS NOT NULL AND {repos}
-  UNWIND [u IN st.unresolved_calls WHERE {name} IN names] AS u
-  WITH x, u ORDER BY x.path, x.qualname, u
-  RETURN {{path: x.path, caller: x.qualname, key: x.key, site: u, name: {name}}}
-"""
-
-# One round trip: the symbols' names, then every open unresolved site of their
-# repository and ref with a matching name (Symbol states, then File states).
-UNRESOLVED_MATCHING = f"""
-MATCH (t:Symbol) WHERE t.key IN $keys
-WITH collect(DISTINCT t.name) AS names, head(collect(t)) AS t
-WHERE t IS NOT NULL
-WITH names,
-     COLLECT {{{
-    _SITES.format(
-        label="Symbol", extra=" AND x.path IS NOT NULL", state=_STATE, repos=_REPOS, name=_NAME_OF_U
-    )
-}}}
-     + COLLECT {{{
-    _SITES.format(label="File", extra="", state=_STATE, repos=_REPOS, name=_NAME_OF_U)
-}}} AS hits
-RETURN names, size(hits) AS total, hits[..$sample] AS sample,
-       [n IN names | [n, size([h IN hits WHERE h.name = n])]] AS by_name
-"""
-
-
+# The symbols' names, repository and ref: what both reads below look for, and where.
 SYMBOL_NAMES = """
 MATCH (t:Symbol) WHERE t.key IN $keys
 RETURN t.key AS key, t.name AS name, t.repo AS repo, t.ref AS ref
 """
+
+_SITES = """
+  MATCH (x:{label}) WHERE x.repo = $repo AND x.ref = $ref{extra}
+  MATCH (x)-[st:STATE]->(x)
+  WHERE {state} AND st.unresolved_calls IS NOT NULL AND {repos}
+  UNWIND [u IN st.unresolved_calls WHERE {name} IN $names] AS u
+  WITH x, u ORDER BY x.path, x.qualname, u
+  RETURN {{path: x.path, caller: x.qualname, key: x.key, site: u, name: {name}}}
+"""
+
+# The count, a sample and the count per name, of the matching sites in `hits`.
+_SUMMARY = """
+RETURN $names AS names, size(hits) AS total, hits[..$sample] AS sample,
+       [n IN $names | [n, size([h IN hits WHERE h.name = n])]] AS by_name
+"""
+
+# Every open unresolved site of the repository and ref whose called name is one of
+# $names, read from every state (Symbol states, then File states): the fallback for
+# names the full-text index below cannot search.
+_SYMBOL_SITES = _SITES.format(
+    label="Symbol", extra=" AND x.path IS NOT NULL", state=_STATE, repos=_REPOS, name=_NAME_OF_U
+)
+_FILE_SITES = _SITES.format(label="File", extra="", state=_STATE, repos=_REPOS, name=_NAME_OF_U)
+UNRESOLVED_MATCHING = (
+    f"WITH COLLECT {{{_SYMBOL_SITES}}} + COLLECT {{{_FILE_SITES}}} AS hits" + _SUMMARY
+)
 
 # The same answer from the full-text index: its hits are every state version, of any
 # repository, holding a site whose letters match one of the names; the repository,
@@ -83,9 +80,7 @@ UNWIND [u IN st.unresolved_calls WHERE {_NAME_OF_U} IN $names] AS u
 WITH x, u
 ORDER BY CASE WHEN x:File THEN 1 ELSE 0 END, x.path, x.qualname, u
 WITH collect({{path: x.path, caller: x.qualname, key: x.key, site: u, name: {_NAME_OF_U}}}) AS hits
-RETURN $names AS names, size(hits) AS total, hits[..$sample] AS sample,
-       [n IN $names | [n, size([h IN hits WHERE h.name = n])]] AS by_name
-"""
+{_SUMMARY}"""
 
 
 def lucene_query(names: list[str]) -> str | None:
