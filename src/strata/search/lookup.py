@@ -7,6 +7,8 @@ at the end of its qualified name (``payments.charge`` finds
 
 from __future__ import annotations
 
+import re
+
 from strata.code.positions import Positions
 from strata.code.reads import MAX_FIRST, REPO_SYMBOLS, SymbolView
 from strata.errors import ValidationError
@@ -22,6 +24,7 @@ _FUZZY_REST = f"""
   AND ($repos IS NULL OR s.repo IN $repos) AND ($repo IS NULL OR s.repo = $repo)
   AND ($ref IS NULL OR s.ref = $ref) AND s.key > $after
   AND ($needle IS NULL OR toLower(s.name) CONTAINS $needle)
+  AND ($tail IS NULL OR toLower(s.name) CONTAINS $tail)
   AND ($name IS NULL OR s.name = $name) AND ($path IS NULL OR s.path STARTS WITH $path)
 MATCH (s)-[st:STATE]->(s)
 WHERE {as_of_predicate("st")} AND ($kind IS NULL OR st.kind = $kind)
@@ -33,6 +36,21 @@ LIMIT $first
 """
 FUZZY_IN_REPO = REPO_SYMBOLS + _FUZZY_REST
 FUZZY_SYMBOLS = "\nMATCH (s:Symbol)\nWHERE true" + _FUZZY_REST
+
+
+# A qualified name ends with its symbol's name (and an overload's `#2`), so the last
+# run of identifier characters of a suffix lies inside the name: testing the name
+# first leaves only a few symbols' states to read (Django: 480-780 ms -> see README).
+_OVERLOAD = re.compile(r"#\d+$")
+_TAIL = re.compile(r"[a-z0-9_]+$")
+
+
+def name_tail(suffix: str | None) -> str | None:
+    """The part of a (lower-cased) qualified-name suffix every matching name contains."""
+    if suffix is None:
+        return None
+    found = _TAIL.search(_OVERLOAD.sub("", suffix))
+    return found.group(0) if found else None
 
 
 def _needle(name: str, value: str | None) -> str | None:
@@ -73,6 +91,7 @@ def fuzzy_symbols(
         FUZZY_SYMBOLS if repo is None else FUZZY_IN_REPO,
         needle=needle,
         suffix=suffix,
+        tail=name_tail(suffix),
         name=name,
         qualified_name=qualified_name,
         path=path,

@@ -92,6 +92,16 @@ class TestFuzzySymbols:
         assert found({"qualifiedNameSuffix": "Gateway.REFUND", "repository": shop.repo}) == [
             "billing.payments.PaymentGateway.refund"
         ]
+        # The name prefilter keeps every match: a suffix that starts or ends inside a
+        # name, and a path-qualified name.
+        for suffix in ("efund", "ymentGateway.refund", "PAYMENTS.PaymentGateway.refund"):
+            assert found({"qualifiedNameSuffix": suffix, "repository": shop.repo}) == [
+                "billing.payments.PaymentGateway.refund"
+            ], suffix
+        path_qualified = {"qualifiedNameSuffix": "ts:shoppingcartstore.computegrandtotal"}
+        assert found({**path_qualified, "repository": shop.repo}) == [
+            "web/cart.ts:ShoppingCartStore.computeGrandTotal"
+        ]
         assert found({"nameContains": "zzz-nothing", "repository": shop.repo}) == []
 
     def test_blank_needle_is_refused(self, api: Api, shop: Indexed) -> None:
