@@ -119,6 +119,7 @@ def _start(settings: Settings, parent: int) -> None:
     gateway = Gateway.connect(settings)
     registry = RepoRegistry(gateway, ServerKeys(settings.secret_key.get_secret_value()))
     _process = _Readers.build(settings, gateway, load_ontology(settings.ontology_dir), registry)
+    _process.search.warm()
 
 
 def _orphan_watch(parent: int) -> None:

