@@ -80,22 +80,25 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
             result = ctx.code.indexer(progress).index(
                 git, parsed.repo, ref, parsed.after, moved_at=moved_at
             )
-    summary = result.as_dict()
-    if result.mode != "unchanged" and ref == registration.default_branch:
-        # Requirements, decisions and trace links follow the default branch only.
-        summary["next_job"] = send_followup(
-            self.app,
-            ctx,
-            KNOWLEDGE_SYNC,
-            queue=ctx.settings.queue_knowledge,
-            repo=parsed.repo,
-            ref=ref,
-            commit=result.commit,
-            base=result.base,
-            changed_symbols=result.changed_symbols,
-        )
-    summary["search_documents"] = _search_documents(ctx, parsed.repo, result)
-    ctx.jobs.succeed(parsed.job_id, summary)
+        # Still inside the run: the heartbeat goes on and a failure ends the job FAILED.
+        # A full index of Django writes 45k search documents here (~75 s on a fresh
+        # graph); outside it, the job read as lost after 60 s without a beat.
+        summary = result.as_dict()
+        if result.mode != "unchanged" and ref == registration.default_branch:
+            # Requirements, decisions and trace links follow the default branch only.
+            summary["next_job"] = send_followup(
+                self.app,
+                ctx,
+                KNOWLEDGE_SYNC,
+                queue=ctx.settings.queue_knowledge,
+                repo=parsed.repo,
+                ref=ref,
+                commit=result.commit,
+                base=result.base,
+                changed_symbols=result.changed_symbols,
+            )
+        summary["search_documents"] = _search_documents(ctx, parsed.repo, result)
+        ctx.jobs.succeed(parsed.job_id, summary)
     # The cache write ran beside the follow-up; it ends before the task does, so a
     # pool child recycled after this task cannot take it down half done.
     ctx.code.cache.flush()
