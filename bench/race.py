@@ -7,14 +7,16 @@ RSS:
 
 - ``strata index`` (CLI), full, then a one-file change indexed incrementally;
 - the same through the real path: a signed push webhook -> the API -> the code
-  worker, timed from the POST to the job's end (the dev stack from
-  ``strata up``; started and stopped by the bench if it was not running);
+  worker, timed from the POST to the job's end. By default on a stack of its
+  own (``strata up`` with a fresh data folder and free ports, stopped at the
+  end), so a run neither reads nor grows the developer's graph and two runs
+  start from the same empty graph; ``--dev-stack`` uses the dev stack instead;
 - ``@colbymchenry/codegraph`` (pinned, installed from npm into bench/.cache by
   the bench) ``init`` and ``sync`` of the same change on a copy of the tree;
 - ``strata --help`` and a ``strata graphql`` round trip (medians of 5).
 
     .venv/bin/python bench/race.py [--rounds 3] [--skip-codegraph] [--skip-worker]
-        [--profile-worker PY_SPY]
+        [--profile-worker PY_SPY] [--dev-stack]
 
 ``--profile-worker`` samples the code worker (its pool child included) with the
 given ``py-spy`` binary during each one-file push and prints where the job's
@@ -536,6 +538,32 @@ def report(
     print(f"  CLI full peak RSS                  {full.peak_rss_mb:6.0f} MB (<= 1024 MB)")
 
 
+def own_stack() -> None:
+    """Point every STRATA_* setting this process and its children read at a stack of
+    the bench's own: an empty data folder (the last run's is removed) and free ports.
+    The compiled Neo4j launcher is shared with the checkout's, if it has one."""
+    from strata.devstack.procs import free_port
+
+    var = WORK / "stack"
+    if var.exists():
+        shutil.rmtree(var)
+    (var / "cache").mkdir(parents=True)
+    installed = ROOT / "var" / "cache" / "neo4j"
+    if installed.is_dir():
+        (var / "cache" / "neo4j").symlink_to(installed)
+    bolt, redis, api = free_port(), free_port(), free_port()
+    os.environ.update(
+        STRATA_VAR_DIR=str(var),
+        STRATA_MIRRORS_DIR=str(var / "mirrors"),
+        STRATA_NEO4J_URI=f"bolt://127.0.0.1:{bolt}",
+        STRATA_DEV_NEO4J_PORT=str(bolt),
+        STRATA_REDIS_URL=f"redis://127.0.0.1:{redis}/0",
+        STRATA_DEV_REDIS_PORT=str(redis),
+        STRATA_API_PORT=str(api),
+    )
+    print(f"[race] own stack: {var} (bolt {bolt}, redis {redis}, api {api})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="one-file changes per contender")
@@ -544,7 +572,14 @@ def main() -> None:
     parser.add_argument(
         "--profile-worker", metavar="PY_SPY", help="sample the code worker with this py-spy"
     )
+    parser.add_argument(
+        "--dev-stack",
+        action="store_true",
+        help="race on the running dev stack and its graph (default: a fresh stack)",
+    )
     args = parser.parse_args()
+    if not args.dev_stack:
+        own_stack()
     sdist = fetch_sdist()
     cli_repo = make_repo(sdist, "race-cli")
     files, lines = tree_size(cli_repo)
