@@ -48,6 +48,22 @@ class TestBodyWords:
         assert {"header", "pipe"} <= set(out[2].split())
         assert 3 not in out  # a blob not on this machine: no body words, no error
 
+    def test_symbols_of_one_file_version_share_its_layout(self) -> None:
+        # ontology v4: spans live in the File version's layout, sent with every symbol
+        layout = ["first\t1\t2", "second\t5\t7"]
+        rows = [
+            {"label": "Symbol", "blob": "b1", "state": {}, "node": {"qualname": q}}
+            for q in ("first", "second", "missing")
+        ]
+        for row in rows:
+            row["file_layout"] = layout
+        out = bodies(rows, {"b1": SOURCE})
+        assert "header" in out[0].split()
+        assert "pipe" not in out[0].split()
+        assert "pipe" in out[1].split()
+        assert "header" not in out[1].split()
+        assert 2 not in out  # a qualname the layout does not hold: no lines, no error
+
     def test_document_puts_body_after_prose_and_marks_tests(self) -> None:
         row = document(
             "Symbol",
