@@ -11,8 +11,9 @@ def up() -> None:
     """Start Neo4j, Redis, migrations, the API and one worker per queue."""
     from strata.devstack import stack
 
-    stack.up(settings(), say)
-    say("[green]stack is up[/] (logs under var/log; `strata status`, `strata down`)")
+    s = settings()
+    stack.up(s, say)
+    say(f"[green]stack is up[/] (logs under {s.var_dir / 'log'}; `strata status`, `strata down`)")
 
 
 def down() -> None:
