@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from strata.code.layout import Layout, decode_layout
+from strata.code.layout import decode_layout
 from strata.errors import StrataError
 from strata.git import Git
 from strata.graph.gateway import Gateway
@@ -86,7 +86,6 @@ def bodies(rows: Iterable[dict[str, Any]], texts: dict[str, bytes]) -> dict[int,
     """Body words per row index: a File's whole blob, a Symbol's lines of its file's blob."""
     out: dict[int, str] = {}
     lines_of: dict[str, list[str]] = {}
-    layouts: dict[str, Layout] = {}  # a file version's layout, decoded once for its symbols
     for i, row in enumerate(rows):
         blob = str(row.get("blob") or "")
         data = texts.get(blob)
@@ -95,7 +94,7 @@ def bodies(rows: Iterable[dict[str, Any]], texts: dict[str, bytes]) -> dict[int,
         if row["label"] == "File":
             out[i] = body_words(data.decode("utf-8", errors="replace"), FILE_BODY_WORDS)
             continue
-        start, end = _span(row, layouts)
+        start, end = _span(row)
         if start is None or end is None:
             continue
         if blob not in lines_of:
@@ -105,20 +104,10 @@ def bodies(rows: Iterable[dict[str, Any]], texts: dict[str, bytes]) -> dict[int,
     return out
 
 
-def _span(row: dict[str, Any], layouts: dict[str, Layout]) -> tuple[int | None, int | None]:
-    """A symbol row's lines: its own (ontology v1-v3) or its File version's layout (v4).
-
-    ``layouts`` holds the layouts already decoded, by the file's blob: a file's
-    layout lists all its symbols and comes with each of them (Django: 233 MB of
-    entries for 45k symbols), so decoding it per row cost quadratic time."""
+def _span(row: dict[str, Any]) -> tuple[int | None, int | None]:
+    """A symbol row's lines: its own (ontology v1-v3) or its File version's layout (v4)."""
     start, end = row["state"].get("line_start"), row["state"].get("line_end")
     if isinstance(start, int) and isinstance(end, int):
         return start, end
-    blob = str(row.get("blob") or "")
-    layout = layouts.get(blob)
-    if layout is None:
-        layout = decode_layout(row.get("file_layout"))
-        if blob:
-            layouts[blob] = layout
-    span = layout.span(row.get("node", {}).get("qualname"))
+    span = decode_layout(row.get("file_layout")).span(row.get("node", {}).get("qualname"))
     return span if span is not None else (None, None)
