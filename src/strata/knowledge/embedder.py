@@ -26,7 +26,7 @@ from graphiti_core.cross_encoder.client import CrossEncoderClient
 from graphiti_core.embedder.client import EmbedderClient, EmbedderConfig
 
 from strata.errors import ConfigError, StrataError
-from strata.knowledge.local_encoder import LOCAL_DIMENSIONS, MAX_CHARS, encode
+from strata.knowledge.local_encoder import LOCAL_DIMENSIONS, MAX_CHARS, encode, local_model
 from strata.settings import Settings
 
 
@@ -53,7 +53,7 @@ class LocalEmbedder(EmbedderClient):
     def __init__(self, *, threads: int = 1) -> None:
         self.config = EmbedderConfig(embedding_dim=LOCAL_DIMENSIONS)
         self._threads = threads
-        encode([" "], threads=threads)  # loads the weights now, not inside ingestion
+        local_model(threads)  # loads the weights now, not inside ingestion
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
         return encode(texts, threads=self._threads)

@@ -50,12 +50,3 @@ def encode(texts: list[str], *, threads: int = 1) -> list[list[float]]:
     with _lock:
         vectors = model.encode([t[:MAX_CHARS] or " " for t in texts])
     return [[float(x) for x in row] for row in np.asarray(vectors, dtype=np.float32)]
-
-
-def lazy_encoder(threads: int = 1) -> Any:
-    """``encode`` bound to ``threads``: nothing is loaded until it is first called."""
-
-    def embed(texts: list[str]) -> list[list[float]]:
-        return encode(texts, threads=threads)
-
-    return embed

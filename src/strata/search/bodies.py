@@ -31,6 +31,7 @@ BlobSource = Callable[[str, list[str]], dict[str, bytes]]
 SYMBOL_BODY_WORDS = 400
 FILE_BODY_WORDS = 5000
 
+
 def body_words(text: str, limit: int) -> str:
     """The distinct identifier words of source text (whole and split), at most ``limit``."""
     seen: dict[str, None] = {}

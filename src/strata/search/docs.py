@@ -21,6 +21,7 @@ search --embed`` (or a worker) embeds the rest.
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import threading
 import time
@@ -376,10 +377,9 @@ def _since(late: bool) -> str:
 
 def local_embed(threads: int = 1) -> Embed:
     """The local Universal Sentence Encoder as a plain batch function (loaded on first use)."""
-    from strata.knowledge.local_encoder import lazy_encoder
+    from strata.knowledge.local_encoder import encode
 
-    encode: Embed = lazy_encoder(threads)
-    return encode
+    return functools.partial(encode, threads=threads)
 
 
 def embedder_for(settings: Settings) -> Embed | None:

@@ -40,7 +40,8 @@ FUZZY_SYMBOLS = "\nMATCH (s:Symbol)\nWHERE true" + _FUZZY_REST
 
 # A qualified name ends with its symbol's name (and an overload's `#2`), so the last
 # run of identifier characters of a suffix lies inside the name: testing the name
-# first leaves only a few symbols' states to read (Django: 480-780 ms -> see README).
+# first leaves only a few symbols' states to read (Django's 42k symbols: 440-780 ms
+# before, 140-210 ms on a loaded machine).
 _OVERLOAD = re.compile(r"#\d+$")
 _TAIL = re.compile(r"[a-z0-9_]+$")
 
