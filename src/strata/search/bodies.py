@@ -21,7 +21,7 @@ from strata.errors import StrataError
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.locations import repository_git
-from strata.search.text import identifier_words
+from strata.search.text import WORD, word_parts
 
 BlobSource = Callable[[str, list[str]], dict[str, bytes]]
 """``(repository, blob shas) -> {sha: bytes}``; what is not on this machine is left out."""
@@ -35,11 +35,13 @@ FILE_BODY_WORDS = 5000
 def body_words(text: str, limit: int) -> str:
     """The distinct identifier words of source text (whole and split), at most ``limit``."""
     seen: dict[str, None] = {}
-    for word in identifier_words(text):
-        if len(word) > 1 and not word.isdigit():
-            seen.setdefault(word, None)
-            if len(seen) >= limit:
-                break
+    # A repeated identifier adds nothing its first use did not: split each one once.
+    for word in dict.fromkeys(WORD.findall(text)):
+        for part in word_parts(word):
+            if len(part) > 1 and not part.isdigit():
+                seen.setdefault(part, None)
+                if len(seen) >= limit:
+                    return " ".join(seen)
     return " ".join(seen)
 
 

@@ -23,7 +23,7 @@ MAX_TERMS = 32
 MAX_FIRST = 50
 EMBED_CHARS = 240  # the encoder costs ~6 ms at 200 characters, ~15 at 400
 
-_WORD = re.compile(r"[A-Za-z0-9_]+")
+WORD = re.compile(r"[A-Za-z0-9_]+")
 # camelCase / PascalCase / ACRONYMWords / digits: "parseHTTPRequest2" -> parse, HTTP, Request, 2
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -39,13 +39,13 @@ def identifier_words(text: str) -> list[str]:
     symbols``: the whole identifier (exact matches rank first) and its parts.
     """
     out: list[str] = []
-    for word in _WORD.findall(text):
-        out.extend(_word_parts(word))
+    for word in WORD.findall(text):
+        out.extend(word_parts(word))
     return out
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _word_parts(word: str) -> tuple[str, ...]:
+def word_parts(word: str) -> tuple[str, ...]:
     """One identifier, lower-cased whole, then its parts if it has more than one.
 
     Cached: a code base repeats its identifiers, and a push's documents split the
