@@ -335,7 +335,7 @@ def _as_call(obj: Any, names: tuple[str, ...]) -> tuple[type, tuple[Any, ...]]:
 
 
 @functools.cache
-def _reducers() -> dict[type, Any]:
+def extract_reducers() -> dict[type, Any]:
     """Every extract model dataclass pickled as a call of its constructor.
 
     Frozen slotted dataclasses otherwise unpickle through the ``__setstate__``
@@ -372,7 +372,7 @@ def _write_atomic(path: Path, head: tuple[Any, ...], entries: dict[str, Any]) ->
         with tmp.open("wb") as handle:
             for record in (head, *chunks, _END):
                 pickler = pickle.Pickler(handle, protocol=pickle.HIGHEST_PROTOCOL)
-                pickler.dispatch_table = _reducers()
+                pickler.dispatch_table = extract_reducers()
                 pickler.dump(record)
         tmp.replace(path)
     finally:

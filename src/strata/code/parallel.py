@@ -17,6 +17,8 @@ a killed parent closes their stdin, and they exit at end of input.
 from __future__ import annotations
 
 import contextlib
+import gc
+import io
 import logging
 import os
 import pickle
@@ -28,6 +30,7 @@ import threading
 from collections.abc import Sequence
 from typing import IO, Any
 
+from strata.code.cache import extract_reducers
 from strata.code.model import FileExtract
 from strata.errors import StrataError
 
@@ -45,8 +48,18 @@ class ParseHelperLost(StrataError):
 
 
 def write_frame(stream: IO[bytes], value: Any) -> None:
-    """One pickled value, prefixed by its length."""
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    """One pickled value, prefixed by its length.
+
+    Extracts go as constructor calls (:func:`strata.code.cache.extract_reducers`):
+    the parent unpickles every file a full index parses, and dataclasses' own
+    ``__setstate__`` made that three times slower (700 Django files: 0.88 s
+    against 0.45 s, and 0.12 s with the collector paused, as the parent does).
+    """
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = extract_reducers()
+    pickler.dump(value)
+    data = buffer.getvalue()
     stream.write(_HEADER.pack(len(data)))
     stream.write(data)
     stream.flush()
@@ -150,14 +163,20 @@ def parse_parallel(items: Sequence[tuple[str, bytes]], workers: int) -> list[Fil
                 errors.append(exc)
                 return
 
-    # The feeding threads only wait on pipes; the helpers do the parsing.
+    # The feeding threads only wait on pipes and unpickle; the helpers do the parsing.
+    # The answers are many small objects and no cycles: the collector's passes over
+    # them while they arrive cost more than reading them (as in the cache's load).
     threads = [threading.Thread(target=feed, args=(h,), name="strata-parse-feed") for h in helpers]
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
     finally:
+        if collecting:
+            gc.enable()
         errors.append(StopIteration())  # tells feeders still running (an interrupt) to stop
         for helper in helpers:
             helper.stop()
