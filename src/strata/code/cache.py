@@ -31,12 +31,14 @@ import gc
 import hashlib
 import importlib.metadata
 import logging
+import operator
 import os
 import pickle
 import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -330,8 +332,19 @@ def _load(path: Path) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     return head, entries
 
 
-def _as_call(obj: Any, names: tuple[str, ...]) -> tuple[type, tuple[Any, ...]]:
-    return (type(obj), tuple(getattr(obj, name) for name in names))
+def _as_call(obj: Any, fields: Callable[[Any], tuple[Any, ...]]) -> tuple[type, tuple[Any, ...]]:
+    return (type(obj), fields(obj))
+
+
+def _fields_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A C-level reader of an object's fields as a tuple (``attrgetter`` of several
+    names answers a tuple; of one name, the bare value)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        one = operator.attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
 
 
 @functools.cache
@@ -354,7 +367,7 @@ def extract_reducers() -> dict[type, Any]:
                 and value.__module__ == module.__name__
             ):
                 names = tuple(f.name for f in dataclasses.fields(value))
-                table[value] = functools.partial(_as_call, names=names)
+                table[value] = functools.partial(_as_call, fields=_fields_getter(names))
     return table
 
 
