@@ -81,9 +81,13 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
                 git, parsed.repo, ref, parsed.after, moved_at=moved_at
             )
         # Still inside the run: the heartbeat goes on and a failure ends the job FAILED.
-        # A full index of Django writes 45k search documents here (~75 s on a fresh
+        # A full index of Django writes 45k search documents here (13-27 s on a fresh
         # graph); outside it, the job read as lost after 60 s without a beat.
         summary = result.as_dict()
+        # The documents first, then the follow-ups: sent before, a full Django push's
+        # card rebuild (~12 s) and trace settle ran beside its 45k documents, on the
+        # same two cores, and the job that makes the code searchable ended later.
+        summary["search_documents"] = _search_documents(ctx, parsed.repo, result)
         if result.mode != "unchanged" and ref == registration.default_branch:
             # Requirements, decisions and trace links follow the default branch only.
             summary["next_job"] = send_followup(
@@ -97,7 +101,6 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
                 base=result.base,
                 changed_symbols=result.changed_symbols,
             )
-        summary["search_documents"] = _search_documents(ctx, parsed.repo, result)
         ctx.jobs.succeed(parsed.job_id, summary)
     # The cache write ran beside the follow-up; it ends before the task does, so a
     # pool child recycled after this task cannot take it down half done.
