@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from strata.code import model
+from strata.code.heap import collector_paused
 from strata.code.model import FileExtract
 
 log = logging.getLogger(__name__)
@@ -294,12 +295,10 @@ def _delta_path(path: Path, n: int) -> Path:
 def _load(path: Path) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     """A cache record (its head and its entries), or None for a missing, torn or
     foreign file."""
-    collecting = gc.isenabled()
     # A set is millions of small objects and no cycles: with the collector on, its
     # generational passes over the growing heap cost more than the unpickling itself.
-    gc.disable()
     try:
-        with path.open("rb") as handle:
+        with collector_paused(), path.open("rb") as handle:
             # One pickle per chunk, each with its own memo (see _write_atomic).
             head = pickle.load(handle)  # noqa: S301 - our own cache file
             if not isinstance(head, tuple) or not head:
@@ -322,13 +321,9 @@ def _load(path: Path) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
         KeyError,
     ):
         return None  # EOFError before the end mark: a torn file
-    else:
-        # Long-lived from now on: the collector need not scan it again (a full pass over
-        # a large set costs seconds, wherever in a run it happens to fall).
-        gc.freeze()
-    finally:
-        if collecting:
-            gc.enable()
+    # Long-lived from now on: the collector need not scan it again (a full pass over
+    # a large set costs seconds, wherever in a run it happens to fall).
+    gc.freeze()
     return head, entries
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
 from strata.code.flow.statements import StatementIndexes
+from strata.code.heap import collector_paused
 from strata.code.model import FileExtract
 from strata.code.modules import MANIFESTS, ModuleIndex, detect_packages
 from strata.code.parallel import parse_parallel
@@ -93,6 +94,12 @@ class CodeIndexer:
         dates the new state only when ``after`` does not descend from the
         indexed head (see :meth:`_start`).
         """
+        with collector_paused():  # see strata.code.heap: seconds of full passes otherwise
+            return self._index(git, repo, ref, after, moved_at)
+
+    def _index(
+        self, git: Git, repo: str, ref: str, after: str, moved_at: datetime | None
+    ) -> IndexResult:
         run = self._start(git, repo, ref, after, moved_at)
         if run.result.mode == "unchanged":
             run.result.seconds = run.clock.done()

@@ -17,7 +17,6 @@ a killed parent closes their stdin, and they exit at end of input.
 from __future__ import annotations
 
 import contextlib
-import gc
 import io
 import logging
 import os
@@ -31,6 +30,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from strata.code.cache import extract_reducers
+from strata.code.heap import collector_paused
 from strata.code.model import FileExtract
 from strata.errors import StrataError
 
@@ -167,16 +167,13 @@ def parse_parallel(items: Sequence[tuple[str, bytes]], workers: int) -> list[Fil
     # The answers are many small objects and no cycles: the collector's passes over
     # them while they arrive cost more than reading them (as in the cache's load).
     threads = [threading.Thread(target=feed, args=(h,), name="strata-parse-feed") for h in helpers]
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        with collector_paused():
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
     finally:
-        if collecting:
-            gc.enable()
         errors.append(StopIteration())  # tells feeders still running (an interrupt) to stop
         for helper in helpers:
             helper.stop()

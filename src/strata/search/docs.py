@@ -31,6 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from strata.code.heap import collector_paused
 from strata.errors import ConfigError
 from strata.graph.gateway import Gateway, checked_label
 from strata.search.bodies import BlobSource, bodies, default_mirrors, registered_blob_source
@@ -337,7 +338,12 @@ class SearchIndex:
             by_label[row["label"]].append(row)
         written = 0
         in_flight: Future[Any] | None = None
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-docs") as writer:
+        # Rows and documents are acyclic; after a full index the worker's heap holds the
+        # run's millions of objects, which each full collection would rescan.
+        with (
+            collector_paused(),
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-docs") as writer,
+        ):
             for label, labelled in by_label.items():
                 statement = WRITE_DOCS.format(label=checked_label(label))
                 for i in range(0, len(labelled), WRITE_BATCH):
