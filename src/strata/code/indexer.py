@@ -21,7 +21,7 @@ from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
 from strata.code.flow.statements import StatementIndexes
-from strata.code.heap import collector_paused
+from strata.code.heap import collector_paused, heap_frozen
 from strata.code.model import FileExtract
 from strata.code.modules import MANIFESTS, ModuleIndex, detect_packages
 from strata.code.parallel import parse_parallel
@@ -94,23 +94,24 @@ class CodeIndexer:
         dates the new state only when ``after`` does not descend from the
         indexed head (see :meth:`_start`).
         """
-        with collector_paused():  # see strata.code.heap: seconds of full passes otherwise
-            return self._index(git, repo, ref, after, moved_at)
-
-    def _index(
-        self, git: Git, repo: str, ref: str, after: str, moved_at: datetime | None
-    ) -> IndexResult:
-        run = self._start(git, repo, ref, after, moved_at)
-        if run.result.mode == "unchanged":
-            run.result.seconds = run.clock.done()
-            return run.result
-        self._read_tree(run)
-        write, deleted = self.planner.plan(run)
-        run.clock.lap("plan")
-        states, edges = self._project(run, write)
+        # Reading, planning and resolving with the collector paused (strata.code.heap:
+        # seconds of full passes otherwise); writing with it on, over the new objects
+        # only: the driver's answers hold cycles that keep each batch's rows alive
+        # until a pass frees them (paused throughout, a full Django index peaked
+        # 130 MB higher; on, over the whole heap, its sync took 4.9 s instead of 0.6).
+        with collector_paused():
+            run = self._start(git, repo, ref, after, moved_at)
+            if run.result.mode == "unchanged":
+                run.result.seconds = run.clock.done()
+                return run.result
+            self._read_tree(run)
+            write, deleted = self.planner.plan(run)
+            run.clock.lap("plan")
+            states, edges = self._project(run, write)
         run.result.files_deleted = len(deleted)
         self._changed_symbols(run, write, deleted)
-        self.sync.write(run, write | deleted, states, edges, self._repository_facts(run))
+        with heap_frozen():
+            self.sync.write(run, write | deleted, states, edges, self._repository_facts(run))
         run.extracts.commit = run.snapshot.commit.sha
         self.cache.save(repo, ref, run.extracts)
         run.clock.lap("cache")
