@@ -41,7 +41,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from strata.code import model
 from strata.code.heap import collector_paused
@@ -343,7 +343,7 @@ def _fields_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 
 @functools.cache
-def extract_reducers() -> dict[type, Any]:
+def _reducers() -> dict[type, Any]:
     """Every extract model dataclass pickled as a call of its constructor.
 
     Frozen slotted dataclasses otherwise unpickle through the ``__setstate__``
@@ -366,6 +366,14 @@ def extract_reducers() -> dict[type, Any]:
     return table
 
 
+def extract_pickler(stream: IO[bytes]) -> pickle.Pickler:
+    """A pickler that writes extracts as constructor calls (:func:`_reducers`): the
+    cache's files and the parse helpers' answers."""
+    pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _reducers()
+    return pickler
+
+
 def _write_atomic(path: Path, head: tuple[Any, ...], entries: dict[str, Any]) -> None:
     """A per-process temporary file, then a rename: readers see all of it or nothing.
 
@@ -379,9 +387,7 @@ def _write_atomic(path: Path, head: tuple[Any, ...], entries: dict[str, Any]) ->
     try:
         with tmp.open("wb") as handle:
             for record in (head, *chunks, _END):
-                pickler = pickle.Pickler(handle, protocol=pickle.HIGHEST_PROTOCOL)
-                pickler.dispatch_table = extract_reducers()
-                pickler.dump(record)
+                extract_pickler(handle).dump(record)
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -329,10 +329,14 @@ class SearchIndex:
         """
         if not rows:
             return 0
-        texts: dict[str, dict[str, bytes]] = {}
-        for repo in sorted({str(row["node"].get("repo", "")) for row in rows}):
-            shas = sorted({r["blob"] for r in rows if r["blob"] and r["node"].get("repo") == repo})
-            texts[repo] = self._blob_source()(repo, shas)
+        shas: dict[str, set[str]] = defaultdict(set)
+        for row in rows:
+            if row["blob"]:
+                shas[str(row["node"].get("repo", ""))].add(row["blob"])
+        # A blob id names its content, whichever repository's objects it was read from.
+        texts: dict[str, bytes] = {}
+        for repo, wanted in sorted(shas.items()):
+            texts.update(self._blob_source()(repo, sorted(wanted)))
         by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for row in rows:
             by_label[row["label"]].append(row)
@@ -381,18 +385,9 @@ class SearchIndex:
         return done, left, time.perf_counter() - started
 
 
-def _documents(
-    rows: list[dict[str, Any]], texts: dict[str, dict[str, bytes]]
-) -> list[dict[str, Any]]:
-    """The document rows of some state rows of one label (``texts``: blobs per repository)."""
-    body: dict[int, str] = {}
-    by_repo: dict[str, list[int]] = defaultdict(list)
-    for i, row in enumerate(rows):
-        by_repo[str(row["node"].get("repo", ""))].append(i)
-    for repo, indexes in by_repo.items():
-        part = [rows[i] for i in indexes]
-        found = bodies(part, texts.get(repo, {}))
-        body.update({indexes[j]: words for j, words in found.items()})
+def _documents(rows: list[dict[str, Any]], texts: dict[str, bytes]) -> list[dict[str, Any]]:
+    """The document rows of some state rows of one label (``texts``: blobs by id)."""
+    body = bodies(rows, texts)
     return [
         document(
             row["label"],
