@@ -12,7 +12,8 @@ documents, and then asks every case of the tree through each mode:
 
 - ``grep``: files ranked by how many query words they contain (then by count);
 - ``bm25``: BM25 over the files' identifier-split words;
-- ``fulltext``, ``vector``, ``hybrid`` (name + full text + vector) and
+- ``fulltext``, ``coverage`` (files by how many query words they hold),
+  ``vector``, ``hybrid`` (name + full text + coverage + vector) and
   ``hybrid+graph``: Strata's search with those retrievers.
 
 Printed per mode: file-level Acc@1/3/5 (every gold file within the top k),
@@ -71,8 +72,9 @@ T0 = datetime(2025, 1, 1, tzinfo=UTC)
 MODES = {
     "fulltext": ["fulltext"],
     "vector": ["vector"],
-    "hybrid": ["name", "fulltext", "vector"],
-    "hybrid+graph": ["name", "fulltext", "vector", "graph"],
+    "coverage": ["coverage"],
+    "hybrid": ["name", "fulltext", "coverage", "vector"],
+    "hybrid+graph": ["name", "fulltext", "coverage", "vector", "graph"],
 }
 # The baselines drop the same stop words and commit verbs as search does.
 STOP = STOP_WORDS

@@ -54,7 +54,7 @@ class Evidence(BaseModel):
 
 
 class Match(BaseModel):
-    retriever: str = Field(description="name, fulltext, vector or graph")
+    retriever: str = Field(description="name, fulltext, coverage, vector or graph")
     rank: int
     score: float
     via: str | None = Field(
@@ -89,20 +89,36 @@ class Hit(BaseModel):
         )
 
 
+class FileRank(BaseModel):
+    path: str
+    score: float
+    hit_ids: list[str] = Field(description="Its best hits (the file or its symbols), best first")
+
+
 class SearchOut(BaseModel):
     query: str
     repository: str
     hits: list[Hit]
+    files: list[FileRank] = Field(
+        description=(
+            "The files the hits fall in, best first (at most `first`): "
+            "where a change to what the query describes would most likely be made"
+        )
+    )
     retrievers: list[str]
     pending_embeddings: int
     notes: list[str]
 
     @classmethod
-    def of(cls, result: SearchResult) -> SearchOut:
+    def of(cls, result: SearchResult, first: int) -> SearchOut:
         return cls(
             query=result.query,
             repository=result.repository,
             hits=[Hit.of(h) for h in result.hits],
+            files=[
+                FileRank(path=f.path, score=f.score, hit_ids=list(f.keys))
+                for f in result.files[:first]
+            ],
             retrievers=list(result.retrievers),
             pending_embeddings=result.pending_embeddings,
             notes=list(result.notes),

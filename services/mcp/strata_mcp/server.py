@@ -164,7 +164,7 @@ def build_server(core: Core, access: Access) -> MCPServer:  # noqa: PLR0915 - a 
         )
         if not result.hits:  # an unknown repository was refused above: is it the moment?
             await absence.refuse_before_history(repository, AsOfArg.resolve(as_of))
-        return SearchOut.of(result)
+        return SearchOut.of(result, first)
 
     @mcp.tool(description="A symbol by id as of a moment: kind, signature, docstring, evidence.")
     async def symbol(id: SymbolId, ctx: Context, as_of: AsOfParam = None) -> SymbolOut:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from strata.search.service import SearchHit, SearchResult
 
 HEADERS = ("score", "kind", "name", "where", "commit", "why")
+FILE_HEADERS = ("score", "path", "best hits")
 
 
 def search(
@@ -30,6 +31,9 @@ def search(
     fmt: Format = typer.Option(Format.table, "--format", help="table, json or compact."),
     embed: bool = typer.Option(
         False, "--embed", help="First embed every document not embedded yet (vectors)."
+    ),
+    files: bool = typer.Option(
+        False, "--files", help="Rank files instead of hits: where would this change be made?"
     ),
 ) -> None:
     """Search a repository: full text, vectors and graph proximity, fused by rank."""
@@ -60,7 +64,13 @@ def search(
             as_of=AsOf.at(_time(valid_at, "--valid-at"), _time(known_at, "--known-at")),
         )
     if fmt is Format.json:
-        print_json(as_json(result))
+        print_json(as_json(result, first))
+    elif files:
+        rows = ([f"{f.score:.4f}", f.path, " ".join(f.keys[:3])] for f in result.files[:first])
+        if fmt is Format.compact:
+            print_compact(rows)
+        else:
+            print_table(FILE_HEADERS, rows, fold=("path", "best hits"))
     elif fmt is Format.compact:
         print_compact(_cells(hit) for hit in result.hits)
     else:
@@ -100,7 +110,7 @@ def compact(hit: SearchHit) -> str:
     return compact_line(_cells(hit))
 
 
-def as_json(result: SearchResult) -> dict[str, Any]:
+def as_json(result: SearchResult, first: int = 10) -> dict[str, Any]:
     return {
         "query": result.query,
         "repository": result.repository,
@@ -126,5 +136,9 @@ def as_json(result: SearchResult) -> dict[str, Any]:
                 },
             }
             for h in result.hits
+        ],
+        "files": [
+            {"path": f.path, "score": f.score, "hit_ids": list(f.keys)}
+            for f in result.files[:first]
         ],
     }

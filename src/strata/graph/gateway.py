@@ -31,7 +31,6 @@ from strata.settings import Settings
 T = TypeVar("T")
 
 
-
 def checked_label(name: str) -> str:
     """Second line of defence: a label must look like a label (PascalCase)."""
     if not LABEL_RE.fullmatch(name):

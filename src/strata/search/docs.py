@@ -35,15 +35,16 @@ from strata.code.heap import collector_paused
 from strata.errors import ConfigError
 from strata.graph.gateway import Gateway, checked_label
 from strata.search.bodies import BlobSource, bodies, default_mirrors, registered_blob_source
-from strata.search.text import doc_text, embedding_text, repo_tag
+from strata.search.text import doc_text, embedding_text, file_tag, repo_tag
 from strata.settings import Settings
 
 Embed = Callable[[list[str]], list[list[float]]]
 
 INDEXED_LABELS = ("Symbol", "File", "Requirement", "Decision")
 # The shape of a document: a sync that finds the cursor at another version rewrites
-# every document of the repository once (2: body words in the text; 3: test flag).
-DOC_VERSION = 3
+# every document of the repository once (2: body words in the text; 3: test flag;
+# 4: a File's file tag).
+DOC_VERSION = 4
 WRITE_BATCH = 1000
 EMBED_BATCH = 16  # a batch is padded to its longest text: small batches cost less
 # States are stamped with their transaction's start time but become visible at
@@ -228,7 +229,9 @@ def document(
             "hash": digest,
             "name": str(name or ""),
             "lname": str(name or "").lower(),
-            "rtag": repo_tag(node["repo"]),
+            # A File's also names it a file (strata.search.text.coverage_queries).
+            "rtag": repo_tag(node["repo"])
+            + (f" {file_tag(node['repo'])}" if label == "File" else ""),
             "names": doc_text(identifiers),
             "text": " ".join(t for t in (doc_text(prose), body) if t),
             "v": DOC_VERSION,

@@ -37,21 +37,27 @@ def rrf(
     *,
     k: int = RRF_K,
     weights: Mapping[str, float] | None = None,
+    shared: frozenset[str] = frozenset(),
 ) -> list[Fused]:
     """Fuse ``{retriever: ranked list (best first)}``; ties broken by key.
 
     ``weights`` scale a retriever's contribution (default 1): graph proximity
-    only boosts, so it counts for less than a retriever that read the text.
+    only boosts, so it counts for less than a retriever that read the text. In a
+    ``shared`` retriever's list, documents of equal score share a rank (1, 2, 2, 4):
+    its scores are counts, and the order among equals says nothing.
     """
     fused: dict[str, Fused] = {}
     for retriever, ranked in rankings.items():
         seen: set[str] = set()
-        rank = 0
+        rank = position = 0
+        last: float | None = None
         for item in ranked:
             if item.key in seen:
                 continue
             seen.add(item.key)
-            rank += 1
+            position += 1
+            if retriever not in shared or item.score != last:
+                rank, last = position, item.score
             entry = fused.setdefault(item.key, Fused(item.key))
             entry.score += (weights or {}).get(retriever, 1.0) / (k + rank)
             entry.ranks[retriever] = (rank, item.score, item.note)

@@ -5,6 +5,14 @@ evidence than by its single best hit: a file with three matching functions
 outranks one with a lucky name match. A file's score is the fused score of its
 own document plus its symbols' fused scores, each ``DECAY`` times the one
 before it (best first), so one file cannot win on sheer size.
+
+That ranking is then fused, by reciprocal rank, with the coverage retriever's
+(files by how many of the query's words they hold; :data:`COVERAGE_WEIGHT`):
+the two disagree where each is weak. A file's best hits say which file a
+query's rare, specific words point at; coverage says which file holds all of
+a message's ordinary words ("echo via pager errors"), where the summed hits
+favour the file that repeats one of them. On the retrieval harness (102 cases,
+6 trees) see the README's retrieval row.
 """
 
 from __future__ import annotations
@@ -13,9 +21,10 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from strata.search.fusion import Fused
+from strata.search.fusion import RRF_K, Fused
 
 DECAY = 0.5
+COVERAGE_WEIGHT = 1.0  # as much as the rollup: neither is the better ranking alone
 MAX_FILES = 50
 
 
@@ -29,9 +38,14 @@ class FileScore:
 
 
 def file_rollup(
-    fused: Sequence[Fused], paths: Mapping[str, str], *, decay: float = DECAY
+    fused: Sequence[Fused],
+    paths: Mapping[str, str],
+    *,
+    coverage: Sequence[tuple[str, float]] = (),
+    decay: float = DECAY,
 ) -> list[FileScore]:
-    """Files ranked by their decayed sum of fused scores; ties broken by path."""
+    """Files ranked by their decayed sum of fused scores, fused with ``coverage`` (file
+    keys and how many query words each holds) when it ran; ties broken by path."""
     members: dict[str, list[Fused]] = defaultdict(list)
     for item in fused:
         path = paths.get(item.key)
@@ -43,4 +57,29 @@ def file_rollup(
         total = sum(f.score * decay**i for i, f in enumerate(items))
         scored.append(FileScore(path, round(total, 6), tuple(f.key for f in items[:5])))
     scored.sort(key=lambda f: (-f.score, f.path))
+    if coverage:
+        scored = _with_coverage(scored, coverage, paths)
     return scored[:MAX_FILES]
+
+
+def _with_coverage(
+    scored: list[FileScore], coverage: Sequence[tuple[str, float]], paths: Mapping[str, str]
+) -> list[FileScore]:
+    """The rollup and the coverage ranking fused by reciprocal rank (k = RRF_K)."""
+    total: dict[str, float] = defaultdict(float)
+    keys: dict[str, tuple[str, ...]] = {}
+    for rank, item in enumerate(scored, start=1):
+        total[item.path] += 1.0 / (RRF_K + rank)
+        keys[item.path] = item.keys
+    # Files that hold as many of the words share a rank (1, 2, 2, 4): which of them comes
+    # first is for the rollup to say, not for the order the index happened to list them.
+    known = sorted(((k, c) for k, c in coverage if paths.get(k)), key=lambda kc: -kc[1])
+    rank, last = 0, None
+    for position, (key, covered) in enumerate(known, start=1):
+        if covered != last:
+            rank, last = position, covered
+        total[paths[key]] += COVERAGE_WEIGHT / (RRF_K + rank)
+        keys.setdefault(paths[key], (key,))
+    fused = [FileScore(p, round(s, 6), keys[p]) for p, s in total.items()]
+    fused.sort(key=lambda f: (-f.score, f.path))
+    return fused

@@ -32,6 +32,7 @@ from strata.search.text import (
     PREFIX_TERMS,
     check_first,
     check_query,
+    coverage_queries,
     lucene_query,
     mentions,
     search_terms,
@@ -66,7 +67,7 @@ MENTION_MATCHES = 20  # symbols one named identifier may match (a common name: m
 EMBED_PER_SEARCH = 16  # ~5-35 ms each: a search pays at most a fraction of a second
 # The sentence encoder reads names and docstrings only, and misses more often than the
 # full text (file Acc@5 0.54 vs 0.67 alone on the harness): it counts for half.
-WEIGHTS = {"name": 1.0, "fulltext": 1.0, "vector": 0.5, "graph": 0.3}
+WEIGHTS = {"name": 1.0, "fulltext": 1.0, "coverage": 1.0, "vector": 0.5, "graph": 0.3}
 # A search names what to read or change: a test file shares its subject's words and
 # more, so tests count for less unless the query asks for them. On the retrieval
 # harness (102 cases, 6 trees) 0.5 -> 0.1 moved file Acc@5 0.775 -> 0.794 (held-out
@@ -147,6 +148,27 @@ WITH d, vector.similarity.cosine(d.embedding, $vector) AS score"""
     + _JOIN
 )
 
+# Files by how many of the query's words they hold (strata.search.text.coverage_queries):
+# one index read per word, each over File documents only, then counted per file.
+COVERAGE_POOL = 400  # files one word may bring (a word in more files says little)
+COUNTED = frozenset({"coverage"})  # retrievers whose equal scores share a rank
+COVERAGE_MIN_TERMS = 2  # one word's coverage is its full-text ranking again
+COVERAGE = f"""
+UNWIND $clauses AS clause
+CALL db.index.fulltext.queryNodes('strata_search_text', clause, {{limit: $pool}})
+YIELD node AS d, score
+WITH clause, d, score
+WHERE d.repo = $repo AND d.label = 'File' AND 'File' IN $labels
+  AND ($kinds IS NULL OR d.kind IN $kinds) AND ($ref IS NULL OR d.ref = $ref)
+MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
+WHERE st.hash = d.hash AND {_ST}
+WITH n.key AS key, n.path AS path, coalesce(d.test, false) AS test, clause, max(score) AS score
+WITH key, path, test, count(clause) AS covered, sum(score) AS weight
+RETURN key, 'File' AS label, path, test, covered AS score
+ORDER BY covered DESC, weight DESC, key
+LIMIT $limit
+"""
+
 # The cheap case: a query that is one identifier, matched on the symbol's name
 # case-insensitively (exact, then prefix, then substring).
 NAME = f"""
@@ -225,7 +247,7 @@ RETURN n.key AS key, properties(n) AS node,
 class Match:
     """Why a hit was found: one retriever, its rank (1 = best) and raw score."""
 
-    retriever: str  # fulltext | vector | graph
+    retriever: str  # name | fulltext | coverage | vector | graph
     rank: int
     score: float
     via: str | None = None  # graph: the strong hit (and relationship) it neighbours
@@ -289,7 +311,7 @@ def check_layers(layers: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(label for layer in LAYERS if layer in layers for label in LAYERS[layer])
 
 
-RETRIEVERS = ("name", "fulltext", "vector", "graph")
+RETRIEVERS = ("name", "fulltext", "coverage", "vector", "graph")
 
 
 def check_retrievers(retrievers: Sequence[str] | None) -> frozenset[str]:
@@ -411,6 +433,17 @@ class SearchService:
                 lucene=lucene,
                 min_score=0.0,
             )
+        clauses = coverage_queries(terms, repository)
+        if len(clauses) >= COVERAGE_MIN_TERMS and "coverage" in use:
+            reads["coverage"] = _READS.submit(
+                _timed,
+                self._gateway.read,
+                COVERAGE,
+                clauses=clauses,
+                pool=COVERAGE_POOL,
+                timeout=timeout,
+                **params,
+            )
         notes: list[str] = []
         if pending is not None:
             reads["vector"] = _READS.submit(_timed, self._vector, pending, params, timeout, first)
@@ -424,15 +457,15 @@ class SearchService:
         if synced.pending:
             notes.append(f"{synced.pending} documents not embedded yet (strata search --embed)")
         rankings, labels_of = found.rankings, found.labels
-        seeds = [
+        seeds = [  # strong hits: what the entity retrievers agree on (coverage ranks files)
             f
-            for f in rrf(rankings, weights=WEIGHTS)[:SEEDS]
+            for f in rrf(_entities(rankings), weights=WEIGHTS)[:SEEDS]
             if labels_of.get(f.key) in ("Symbol", "File")
         ]
         if "graph" in use:
             rankings["graph"] = self._neighbours(seeds, found, params, timeout)
             clock.lap("graph")
-        fused = _secondary_demoted(rrf(rankings, weights=WEIGHTS), found, terms, named.files)
+        fused, files = _fused(rankings, found, terms, named.files)
         hits = self._hydrate(
             fused=fused,
             labels_of=labels_of,
@@ -451,7 +484,7 @@ class SearchService:
             pending_embeddings=synced.pending,
             notes=notes,
             timings=clock.laps,
-            files=file_rollup(fused, found.paths),
+            files=files,
         )
 
     def _vector(
@@ -706,6 +739,45 @@ def _secondary_demoted(
     if not named and not _STUBS.intersection(terms):
         fused = demoted(fused, found.stubs, STUB_WEIGHT)
     return fused
+
+
+def _fused(
+    rankings: dict[str, list[Ranked]], found: _Found, terms: list[str], named_files: Iterable[str]
+) -> tuple[list[Fused], list[FileScore]]:
+    """The hits' fused ranking and the file ranking.
+
+    Coverage ranks files, not what is in them: the hits are fused without it (with
+    it, a file holding every word of "capture payment" outranked capture_payment)
+    and say where it ranked their file; the file ranking fuses it twice, with the
+    file's own document and on its own (strata.search.rollup), tests and stubs
+    counting for less there too.
+    """
+    named = list(named_files)
+    by_file = _secondary_demoted(
+        rrf(rankings, weights=WEIGHTS, shared=COUNTED), found, terms, named
+    )
+    entities = _entities(rankings)
+    if entities:  # coverage alone (a benchmark's choice): its files are the hits
+        fused = _secondary_demoted(rrf(entities, weights=WEIGHTS), found, terms, named)
+        _with_coverage_evidence(fused, by_file)
+    else:
+        fused = by_file
+    covered = [Fused(r.key, r.score) for r in rankings.get("coverage", [])]
+    coverage = [(f.key, f.score) for f in _secondary_demoted(covered, found, terms, named)]
+    return fused, file_rollup(by_file, found.paths, coverage=coverage)
+
+
+def _entities(rankings: dict[str, list[Ranked]]) -> dict[str, list[Ranked]]:
+    """The rankings of entities: all but coverage's, which ranks files by their words."""
+    return {r: ranked for r, ranked in rankings.items() if r not in COUNTED}
+
+
+def _with_coverage_evidence(fused: list[Fused], by_file: list[Fused]) -> None:
+    """Each hit fused without coverage notes the rank coverage gave it (a File's)."""
+    ranks = {f.key: f.ranks["coverage"] for f in by_file if "coverage" in f.ranks}
+    for entry in fused:
+        if entry.key in ranks:
+            entry.ranks["coverage"] = ranks[entry.key]
 
 
 def in_test_folder(path: str | None) -> bool:

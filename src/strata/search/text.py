@@ -206,6 +206,33 @@ def repo_tag(repo: str) -> str:
     return "r" + hashlib.blake2b(repo.encode(), digest_size=8).hexdigest()
 
 
+def file_tag(repo: str) -> str:
+    """The token a repository's File documents carry beside :func:`repo_tag`, so a
+    query can ask the index for files only (a symbol's document never has it)."""
+    return repo_tag(repo) + "f"
+
+
+# A word of fewer letters names too little to count towards a file's coverage.
+COVERAGE_MIN_LENGTH = 3
+
+
+def coverage_queries(terms: Iterable[str], repo: str) -> list[str]:
+    """One Lucene query per distinct term: that word in a File document of ``repo``.
+
+    A file is then ranked by how many of the query's words it holds at all (its
+    coverage), the coordination level matching of early retrieval systems: a
+    change touches the file whose text holds most of what its message names, which
+    the summed scores of one OR query rank below a file that repeats a single word.
+    """
+    tag = file_tag(repo)
+    out: dict[str, None] = {}
+    for term in terms:
+        if len(term) >= COVERAGE_MIN_LENGTH:
+            safe = escape_lucene(term)
+            out.setdefault(f"+rtag:{tag} +(names:{safe} OR text:{safe})", None)
+    return list(out)
+
+
 def lucene_query(terms: Iterable[str], repo: str, *, prefixes: bool = True) -> str:
     """A Lucene query over the ``names`` (boosted) and ``text`` fields of one repository.
 

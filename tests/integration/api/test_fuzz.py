@@ -34,9 +34,9 @@ def check(response: Any) -> dict[str, Any]:
 
 # DateTime arguments: aware and naive (a naive one must be a clear validation error).
 SCALARS = {
-    "DateTime": st.one_of(
-        st.datetimes(timezones=st.just(UTC)), st.datetimes()
-    ).map(lambda value: nodes.String(value.isoformat())),
+    "DateTime": st.one_of(st.datetimes(timezones=st.just(UTC)), st.datetimes()).map(
+        lambda value: nodes.String(value.isoformat())
+    ),
     "JSON": st.just(nodes.String("{}")),
 }
 

@@ -59,6 +59,10 @@ async def walk(client: Client, shop: Indexed) -> dict[str, Any]:
         assert not found.is_error, found.content
         hits = found.structured_content["hits"]
         top = hits[0]
+        files = found.structured_content["files"]
+        assert files[0]["path"] == top["evidence"]["path"] == "billing/payments.py"
+        assert files[0]["hit_ids"]
+        assert len(files) <= 10
         symbol = await client.call_tool("symbol", {"id": top["id"]})
         callers = await client.call_tool("callers", {"id": top["id"], "depth": 2})
         impact = await client.call_tool("impact", {"id": top["id"]})

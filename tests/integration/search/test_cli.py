@@ -46,6 +46,19 @@ class TestSearchCommand:
         assert len(answer["hits"]) <= 3
         assert answer["hits"][0]["evidence"]["path"] == "billing/payments.py"
 
+    def test_files(self, settings: Settings, shop: Indexed) -> None:
+        query = "capture payment gateway"
+        done = run(settings, query, "--repo", shop.repo, "--files", "--format", "compact")
+        assert done.returncode == 0, done.stderr
+        rows = [line.split("\t") for line in done.stdout.splitlines()]
+        assert rows[0][1] == "billing/payments.py"
+        assert rows[0][2].startswith(shop.repo)
+        answer = json.loads(
+            run(settings, query, "--repo", shop.repo, "--format", "json", "--first", "2").stdout
+        )
+        assert 1 <= len(answer["files"]) <= 2
+        assert answer["files"][0]["path"] == "billing/payments.py"
+
     def test_unknown_repository(self, settings: Settings) -> None:
         done = run(settings, "x", "--repo", "no-such-repository-here")
         assert done.returncode == 1

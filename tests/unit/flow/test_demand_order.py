@@ -7,7 +7,7 @@ from strata.code.languages import parse_file
 from strata.code.modules import ModuleIndex, detect_packages
 from strata.code.resolver import Resolver
 
-ROUTING = b'''\
+ROUTING = b"""\
 class Route:
     def url_path_for(self, name):
         return name
@@ -20,9 +20,9 @@ class Router:
     def url_path_for(self, name):
         for route in self.routes:
             return route.url_path_for(name)
-'''
+"""
 
-TESTS = b'''\
+TESTS = b"""\
 from routing import Route, Router
 
 app = Router([Route()])
@@ -30,7 +30,7 @@ app = Router([Route()])
 
 def test_url_path_for():
     assert app.url_path_for("home")
-'''
+"""
 
 
 def _edges(files: dict[str, bytes], order: list[str]) -> dict[str, set[tuple[str, str]]]:

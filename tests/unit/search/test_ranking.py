@@ -9,7 +9,13 @@ from strata.search.docs import document
 from strata.search.fusion import Fused, demoted
 from strata.search.rollup import file_rollup
 from strata.search.service import in_test_folder
-from strata.search.text import lucene_query, search_terms
+from strata.search.text import (
+    coverage_queries,
+    file_tag,
+    lucene_query,
+    repo_tag,
+    search_terms,
+)
 
 SOURCE = b"""def first():
     return parseHTTPHeader(raw_value)
@@ -76,6 +82,47 @@ class TestBodyWords:
         assert row["props"]["text"].endswith("stream pipe")
         assert row["props"]["test"] is True
         assert "stream" not in row["props"]["embed_text"]  # vectors keep to names and prose
+
+
+class TestCoverage:
+    """Files by how many query words they hold: one File-only query per word."""
+
+    def test_one_query_per_distinct_word_of_three_letters_or_more(self) -> None:
+        queries = coverage_queries(["echo", "via", "io", "echo", "pager"], "r")
+        assert queries == [
+            f"+rtag:{file_tag('r')} +(names:{w} OR text:{w})" for w in ("echo", "via", "pager")
+        ]
+
+    def test_lucene_syntax_in_a_word_is_escaped(self) -> None:
+        (query,) = coverage_queries(["a+b:c"], "r")
+        assert r"a\+b\:c" in query
+        assert coverage_queries(["AND", "or"], "r")[0].endswith("(names:and OR text:and)")
+
+    def test_only_file_documents_carry_the_file_tag(self) -> None:
+        node = {"key": "r|main|a.py", "repo": "r", "path": "a.py"}
+        file_doc = document("File", node, {}, "h")["props"]["rtag"].split()
+        symbol_doc = document("Symbol", node | {"name": "f"}, {"kind": "function"}, "h")
+        assert file_doc == [repo_tag("r"), file_tag("r")]
+        assert symbol_doc["props"]["rtag"].split() == [repo_tag("r")]
+
+    def test_rollup_fuses_coverage_by_rank(self) -> None:
+        fused = [Fused("a1", 0.05), Fused("a2", 0.04), Fused("b", 0.01)]
+        paths = {"a1": "a.py", "a2": "a.py", "b": "b.py", "c": "c.py"}
+        alone = file_rollup(fused, paths)
+        assert [f.path for f in alone] == ["a.py", "b.py"]
+        # b.py and c.py hold more of the query's words than a.py: b.py, second in the
+        # rollup and first by coverage, leads; c.py, found by coverage only, is kept.
+        files = file_rollup(fused, paths, coverage=[("b", 3), ("c", 2), ("a1", 1), ("x", 5)])
+        assert [f.path for f in files] == ["b.py", "a.py", "c.py"]
+        assert files[0].score == pytest.approx(1 / 62 + 1 / 61, abs=1e-6)
+        assert files[2].keys == ("c",)
+
+    def test_files_holding_as_many_words_share_a_coverage_rank(self) -> None:
+        paths = {"a": "a.py", "b": "b.py", "c": "c.py"}
+        files = file_rollup([Fused("b", 0.02)], paths, coverage=[("a", 2), ("b", 2), ("c", 1)])
+        assert [f.path for f in files] == ["b.py", "a.py", "c.py"]
+        assert files[1].score == pytest.approx(1 / 61, abs=1e-6)  # a: rank 1, as b
+        assert files[2].score == pytest.approx(1 / 63, abs=1e-6)  # c: rank 3
 
 
 class TestRanking:

@@ -125,6 +125,16 @@ class TestFusion:
         assert [f.key for f in fused] == ["y", "x"]
         assert fused[1].score == pytest.approx(0.5 / 61)
 
+    def test_shared_ranks_for_equal_counts(self) -> None:
+        counts = [Ranked("a", 3.0), Ranked("b", 2.0), Ranked("c", 2.0), Ranked("d", 1.0)]
+        shared = {
+            f.key: f.ranks["coverage"][0]
+            for f in rrf({"coverage": counts}, shared=frozenset({"coverage"}))
+        }
+        assert shared == {"a": 1, "b": 2, "c": 2, "d": 4}
+        plain = {f.key: f.ranks["coverage"][0] for f in rrf({"coverage": counts})}
+        assert plain == {"a": 1, "b": 2, "c": 3, "d": 4}
+
 
 class TestDocument:
     """A search document carries identifier words, prose and the content hash."""

@@ -7,6 +7,8 @@ from collections.abc import Awaitable, Callable
 
 import strawberry
 
+from strata.errors import ValidationError
+from strata.search.rollup import MAX_FILES
 from strata.search.service import RETRIEVERS
 from strata.search.service import SearchHit as HitView
 from strata.search.service import SearchResult as ResultView
@@ -18,7 +20,9 @@ DEFAULT_FIRST = 10
 
 @strawberry.type(description="One retriever that found the hit: its rank (1 = best) and score.")
 class SearchMatch:
-    retriever: str = strawberry.field(description="name, fulltext, vector or graph.")
+    retriever: str = strawberry.field(
+        description="name, fulltext, coverage (the query words a file holds), vector or graph."
+    )
     rank: int
     score: float
     via: str | None = strawberry.field(
@@ -67,6 +71,21 @@ class SearchHit:
 
 @strawberry.type(
     description=(
+        "A file ranked for the query: its own and its symbols' fused scores, fused "
+        "with how many of the query's words it holds (which file would a change touch)."
+    )
+)
+class SearchFile:
+    path: str
+    score: float = strawberry.field(description="Fused reciprocal-rank score (k = 60).")
+    hit_ids: list[strawberry.ID] = strawberry.field(
+        description="Its best hits (the file or its symbols), best first, at most 5.",
+        metadata={MAX_ITEMS: 5},
+    )
+
+
+@strawberry.type(
+    description=(
         "Hybrid search results, and what the search could not see. The search runs once "
         "`hits(first:)` is asked for (its page size); the other fields describe that run."
     )
@@ -95,7 +114,21 @@ class SearchResult:
     async def hits(self, first: int = DEFAULT_FIRST) -> list[SearchHit]:
         return [SearchHit.from_domain(h) for h in (await self._result(first)).hits]
 
-    @strawberry.field(description="The retrievers that ran: name, fulltext, vector, graph.")
+    @strawberry.field(
+        description="The files the hits fall in, best first (1 to 50), from the same run."
+    )
+    async def files(self, first: int = DEFAULT_FIRST) -> list[SearchFile]:
+        if not 1 <= first <= MAX_FILES:
+            raise ValidationError(f"first must be an integer from 1 to {MAX_FILES}", field="first")
+        ranked = (await self._result()).files[:first]
+        return [
+            SearchFile(path=f.path, score=f.score, hit_ids=[strawberry.ID(k) for k in f.keys])
+            for f in ranked
+        ]
+
+    @strawberry.field(
+        description="The retrievers that ran: name, fulltext, coverage, vector, graph."
+    )
     async def retrievers(self) -> list[str]:
         return list((await self._result()).retrievers)
 
