@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from strata.search.fusion import RRF_K, Fused
+from strata.search.fusion import Fused, Ranked, rrf
 
 DECAY = 0.5
 COVERAGE_WEIGHT = 1.0  # as much as the rollup: neither is the better ranking alone
@@ -65,21 +65,16 @@ def file_rollup(
 def _with_coverage(
     scored: list[FileScore], coverage: Sequence[tuple[str, float]], paths: Mapping[str, str]
 ) -> list[FileScore]:
-    """The rollup and the coverage ranking fused by reciprocal rank (k = RRF_K)."""
-    total: dict[str, float] = defaultdict(float)
-    keys: dict[str, tuple[str, ...]] = {}
-    for rank, item in enumerate(scored, start=1):
-        total[item.path] += 1.0 / (RRF_K + rank)
-        keys[item.path] = item.keys
-    # Files that hold as many of the words share a rank (1, 2, 2, 4): which of them comes
-    # first is for the rollup to say, not for the order the index happened to list them.
-    known = sorted(((k, c) for k, c in coverage if paths.get(k)), key=lambda kc: -kc[1])
-    rank, last = 0, None
-    for position, (key, covered) in enumerate(known, start=1):
-        if covered != last:
-            rank, last = position, covered
-        total[paths[key]] += COVERAGE_WEIGHT / (RRF_K + rank)
+    """The rollup and the coverage ranking fused by reciprocal rank; files that hold as
+    many of the words share a coverage rank (which of them comes first is for the
+    rollup to say, not for the order the index happened to list them in)."""
+    keys = {f.path: f.keys for f in scored}
+    covered = sorted(((k, c) for k, c in coverage if paths.get(k)), key=lambda kc: -kc[1])
+    for key, _ in covered:
         keys.setdefault(paths[key], (key,))
-    fused = [FileScore(p, round(s, 6), keys[p]) for p, s in total.items()]
-    fused.sort(key=lambda f: (-f.score, f.path))
-    return fused
+    rankings = {
+        "rollup": [Ranked(f.path, f.score) for f in scored],
+        "coverage": [Ranked(paths[k], c) for k, c in covered],
+    }
+    fused = rrf(rankings, weights={"coverage": COVERAGE_WEIGHT}, shared=frozenset({"coverage"}))
+    return [FileScore(f.key, round(f.score, 6), keys[f.key]) for f in fused]

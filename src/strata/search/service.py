@@ -158,8 +158,7 @@ UNWIND $clauses AS clause
 CALL db.index.fulltext.queryNodes('strata_search_text', clause, {{limit: $pool}})
 YIELD node AS d, score
 WITH clause, d, score
-WHERE d.repo = $repo AND d.label = 'File' AND 'File' IN $labels
-  AND ($kinds IS NULL OR d.kind IN $kinds) AND ($ref IS NULL OR d.ref = $ref)
+WHERE d.repo = $repo AND d.label = 'File' AND ($ref IS NULL OR d.ref = $ref)
 MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
 WHERE st.hash = d.hash AND {_ST}
 WITH n.key AS key, n.path AS path, coalesce(d.test, false) AS test, clause, max(score) AS score
@@ -434,7 +433,8 @@ class SearchService:
                 min_score=0.0,
             )
         clauses = coverage_queries(terms, repository)
-        if len(clauses) >= COVERAGE_MIN_TERMS and "coverage" in use:
+        files_wanted = "File" in labels and (wanted_kinds is None or "file" in wanted_kinds)
+        if len(clauses) >= COVERAGE_MIN_TERMS and "coverage" in use and files_wanted:
             reads["coverage"] = _READS.submit(
                 _timed,
                 self._gateway.read,

@@ -7,11 +7,10 @@ from collections.abc import Awaitable, Callable
 
 import strawberry
 
-from strata.errors import ValidationError
-from strata.search.rollup import MAX_FILES
 from strata.search.service import RETRIEVERS
 from strata.search.service import SearchHit as HitView
 from strata.search.service import SearchResult as ResultView
+from strata.search.text import check_first
 from strata_api.graphql.cost import MAX_ITEMS
 from strata_api.graphql.types.evidence import Evidence
 
@@ -118,8 +117,7 @@ class SearchResult:
         description="The files the hits fall in, best first (1 to 50), from the same run."
     )
     async def files(self, first: int = DEFAULT_FIRST) -> list[SearchFile]:
-        if not 1 <= first <= MAX_FILES:
-            raise ValidationError(f"first must be an integer from 1 to {MAX_FILES}", field="first")
+        first = check_first(first)  # refused before the search runs
         ranked = (await self._result()).files[:first]
         return [
             SearchFile(path=f.path, score=f.score, hit_ids=[strawberry.ID(k) for k in f.keys])
