@@ -12,7 +12,6 @@ Re-running the same commit changes nothing.
 
 from __future__ import annotations
 
-import gc
 import os
 import posixpath
 from collections.abc import Iterable
@@ -21,7 +20,7 @@ from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
 from strata.code.flow.statements import StatementIndexes
-from strata.code.heap import collector_paused, heap_frozen
+from strata.code.heap import collector_paused, heap_frozen, settle
 from strata.code.model import FileExtract
 from strata.code.modules import MANIFESTS, ModuleIndex, detect_packages
 from strata.code.parallel import parse_parallel
@@ -104,10 +103,13 @@ class CodeIndexer:
             if run.result.mode == "unchanged":
                 run.result.seconds = run.clock.done()
                 return run.result
-            self._read_tree(run)
-            write, deleted = self.planner.plan(run)
-            run.clock.lap("plan")
-            states, edges = self._project(run, write)
+            try:
+                self._read_tree(run)
+                write, deleted = self.planner.plan(run)
+                run.clock.lap("plan")
+                states, edges = self._project(run, write)
+            finally:
+                run.release()  # freed now, not left to a full collection (strata.code.heap)
         run.result.files_deleted = len(deleted)
         self._changed_symbols(run, write, deleted)
         with heap_frozen():
@@ -360,15 +362,14 @@ class CodeIndexer:
 def settle_heap() -> None:
     """Between runs: collect what the last run left, then exempt everything still alive
     (the extract sets and flow indexes a process keeps: millions of objects, no
-    cycles) from later collections.
+    cycles) from later collections (:func:`strata.code.heap.settle`).
 
     With them in the collector's oldest generation, every full pass of a later run
     rescanned them all: seconds at random points of a one-file push on a large
     repository. Acyclic garbage is still freed by reference counting after
     ``gc.freeze``. Call it when no run's objects are alive (they would stay).
     """
-    gc.collect()
-    gc.freeze()
+    settle()
 
 
 def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> datetime:

@@ -129,6 +129,17 @@ class Resolver:
         self.flow: FlowIndex = build_flow(self, statements)  # solved on its first question
         self.receivers = ReceiverTypes(self)  # declared receiver types (no flow needed)
 
+    def release(self) -> None:
+        """Done with this snapshot: drop everything it holds.
+
+        Its flow index, the solver and the receiver types refer back to it, so
+        without this the whole structure (~280k objects on a 2,800-file repository)
+        is cyclic garbage that only a full collection over the heap frees (~2 s
+        there, because the extract sets a worker keeps are in it too). Afterwards
+        it answers nothing.
+        """
+        self.__dict__.clear()
+
     def scope(self, path: str) -> FileScope:
         found = self._scopes.get(path)
         if found is None:

@@ -85,6 +85,12 @@ class Run:
             self.resolver = Resolver(self.index, statements=self.statements)
         return self.resolver
 
+    def release(self) -> None:
+        """The run is over: its resolver is freed now (:meth:`Resolver.release`)."""
+        if self.resolver is not None:
+            self.resolver.release()
+            self.resolver = None
+
 
 class Clock:
     """Wall time per phase of a run."""
