@@ -149,8 +149,13 @@ WITH d, vector.similarity.cosine(d.embedding, $vector) AS score"""
 )
 
 # Files by how many of the query's words they hold (strata.search.text.coverage_queries):
-# one index read per word, each over File documents only, then counted per file.
+# one index read per word, each over File documents only, counted per document; only
+# the best COVERAGE_SCAN documents are then checked against the time asked (a document
+# is one version of a file: its state must hold then). Checking every hit of every word
+# first cost twice as long on the Django sdist (median 23.5 -> 10.5 ms, same rankings
+# at each of 12 indexed times); the scan leaves room for 7 past versions per file kept.
 COVERAGE_POOL = 400  # files one word may bring (a word in more files says little)
+COVERAGE_SCAN = 400  # documents checked against the time asked, best counts first
 COUNTED = frozenset({"coverage"})  # retrievers whose equal scores share a rank
 COVERAGE_MIN_TERMS = 2  # one word's coverage is its full-text ranking again
 COVERAGE = f"""
@@ -159,10 +164,13 @@ CALL db.index.fulltext.queryNodes('strata_search_text', clause, {{limit: $pool}}
 YIELD node AS d, score
 WITH clause, d, score
 WHERE d.repo = $repo AND d.label = 'File' AND ($ref IS NULL OR d.ref = $ref)
+WITH d, count(clause) AS covered, sum(score) AS weight
+ORDER BY covered DESC, weight DESC
+LIMIT $scan
 MATCH (d)-[:INDEXES]->(n)-[st:STATE]->(n)
 WHERE st.hash = d.hash AND {_ST}
-WITH n.key AS key, n.path AS path, coalesce(d.test, false) AS test, clause, max(score) AS score
-WITH key, path, test, count(clause) AS covered, sum(score) AS weight
+WITH n.key AS key, n.path AS path, coalesce(d.test, false) AS test,
+     max(covered) AS covered, max(weight) AS weight
 RETURN key, 'File' AS label, path, test, covered AS score
 ORDER BY covered DESC, weight DESC, key
 LIMIT $limit
@@ -441,6 +449,7 @@ class SearchService:
                 COVERAGE,
                 clauses=clauses,
                 pool=COVERAGE_POOL,
+                scan=COVERAGE_SCAN,
                 timeout=timeout,
                 **params,
             )
