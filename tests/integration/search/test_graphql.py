@@ -62,6 +62,19 @@ class TestSearchField:
             query.replace("first: 2", "first: 51"), api.key(), {"q": "payment", "r": shop.repo}
         )
         assert codes(refused) == ["VALIDATION_ERROR"]
+        # Refused by `search` itself, before its `hits` sibling started a run that would
+        # outlive the answer; a variable inside a fragment is seen too.
+        assert refused.json()["errors"][0]["path"] == ["search"]
+        in_fragment = """
+        query F($q: String!, $r: String!, $n: Int!) {
+          search(query: $q, repository: $r) { ...Parts }
+        }
+        fragment Parts on SearchResult { hits(first: 5) { id } files(first: $n) { path } }
+        """
+        variables = {"q": "payment", "r": shop.repo, "n": 51}
+        refused = api.gql(in_fragment, api.key(), variables)
+        assert codes(refused) == ["VALIDATION_ERROR"], refused.json()
+        assert refused.json()["errors"][0]["path"] == ["search"]
 
     def test_as_of_the_first_commit(self, api: Api, shop: Indexed) -> None:
         variables = {

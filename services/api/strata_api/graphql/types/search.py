@@ -117,7 +117,7 @@ class SearchResult:
         description="The files the hits fall in, best first (1 to 50), from the same run."
     )
     async def files(self, first: int = DEFAULT_FIRST) -> list[SearchFile]:
-        first = check_first(first)  # refused before the search runs
+        first = check_first(first)  # also refused by the search resolver, before any run
         ranked = (await self._result()).files[:first]
         return [
             SearchFile(path=f.path, score=f.score, hit_ids=[strawberry.ID(k) for k in f.keys])
