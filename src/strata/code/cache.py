@@ -187,6 +187,10 @@ class ExtractCache:
         self._remember(key, data)
         return data
 
+    def held(self, repo: str, ref: str) -> ExtractSet | None:
+        """The set this process keeps in memory for ``repo``/``ref`` (no disk read)."""
+        return self._memory.get((repo, ref))
+
     def save(self, repo: str, ref: str, extracts: ExtractSet) -> None:
         """Remember at once; write to disk on a (non-daemon) thread, off the index's path."""
         key = (repo, ref)

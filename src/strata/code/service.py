@@ -13,6 +13,7 @@ import structlog
 
 from strata import locks
 from strata.code.cache import ExtractCache
+from strata.code.flow.exports import warm_mentions
 from strata.code.flow.statements import StatementIndexes
 from strata.code.indexer import CodeIndexer, IndexResult, Progress, settle_heap
 from strata.git import Git
@@ -59,9 +60,14 @@ class CodeService:
             statements=self.statements,
         )
 
-    def settle(self) -> None:
-        """After a job (no run alive): collect its leftovers and keep the long-lived
-        extract sets and flow indexes out of later collections (:func:`settle_heap`)."""
+    def settle(self, repo: str | None = None, ref: str | None = None) -> None:
+        """After a job (no run alive): compute what the next run of ``repo``/``ref``
+        would otherwise compute for every file (the mentions its plan reads), then
+        collect the job's leftovers and keep the long-lived extract sets and flow
+        indexes out of later collections (:func:`settle_heap`)."""
+        held = self.cache.held(repo, ref) if repo is not None and ref is not None else None
+        if held is not None:
+            warm_mentions(held.files.values())
         settle_heap()
 
     def index_path(

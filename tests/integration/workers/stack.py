@@ -235,6 +235,19 @@ def main_{i}():
 {extra}'''
 
 
+def push_new_repo(
+    app: Any, gateway: Gateway, path: Path, files: int, when: Any
+) -> tuple[str, dict[str, Any]]:
+    """A generated repository of ``files`` modules at ``path`` (its name: the folder's),
+    registered and pushed whole to ``app``'s stack; (its job id, the job at its end)."""
+    settings = app.conf.strata_settings
+    repo, head = generated_repo(path, files, when)
+    token = register_repo(settings, gateway, path.name, repo.path)
+    with api_process(settings) as base:
+        job_id = push(base, path.name, ZERO, head)
+        return job_id, wait_job(base, token, job_id, timeout=120)
+
+
 @contextmanager
 def solo_worker(settings: Settings) -> Iterator[Any]:
     """A Celery app for ``settings`` and an in-process ``solo`` worker on its queues

@@ -17,16 +17,7 @@ import pytest
 
 from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
-from tests.integration.workers.stack import (
-    ZERO,
-    api_process,
-    generated_repo,
-    push,
-    register_repo,
-    solo_worker,
-    stack_settings,
-    wait_job,
-)
+from tests.integration.workers.stack import push_new_repo, solo_worker, stack_settings
 
 C1 = datetime(2025, 8, 1, tzinfo=UTC)
 BEAT_S = 0.2
@@ -41,17 +32,6 @@ def app(
     monkeypatch.setattr(runner, "HEARTBEAT_S", BEAT_S)
     with solo_worker(stack_settings(unique)) as app:
         yield app
-
-
-def _push_and_wait(
-    app: Any, gateway: Gateway, tmp_path: Path, name: str
-) -> tuple[str, dict[str, Any]]:
-    settings = app.conf.strata_settings
-    repo, head = generated_repo(tmp_path / name, 3, C1)
-    token = register_repo(settings, gateway, name, repo.path)
-    with api_process(settings) as base:
-        job_id = push(base, name, ZERO, head)
-        return job_id, wait_job(base, token, job_id, timeout=120)
 
 
 def test_the_heartbeat_goes_on_while_search_documents_are_written(
@@ -70,7 +50,7 @@ def test_the_heartbeat_goes_on_while_search_documents_are_written(
         return written(ctx, repo, result)
 
     monkeypatch.setattr(code, "_search_documents", slow_documents)
-    _, job = _push_and_wait(app, gateway, tmp_path, f"beat-{unique}")
+    _, job = push_new_repo(app, gateway, tmp_path / f"beat-{unique}", 3, C1)
     assert job["state"] == "SUCCEEDED", job
     assert job["result"]["search_documents"] > 0
     assert len(beats) == 3
@@ -87,7 +67,7 @@ def test_a_failure_after_the_index_ends_the_job_failed(
         raise RuntimeError("/srv/secret/path: disk on fire")
 
     monkeypatch.setattr(code, "_search_documents", broken)
-    _, job = _push_and_wait(app, gateway, tmp_path, f"after-{unique}")
+    _, job = push_new_repo(app, gateway, tmp_path / f"after-{unique}", 3, C1)
     assert job["state"] == "FAILED", job
     assert job["error"]["code"] == "internal_error", job["error"]
     assert "/srv/secret" not in str(job["error"])

@@ -18,16 +18,7 @@ import redis
 from strata.devstack.redis import RedisServer
 from strata.graph.gateway import Gateway
 from strata.jobstore import JobStore
-from tests.integration.workers.stack import (
-    ZERO,
-    api_process,
-    generated_repo,
-    push,
-    register_repo,
-    solo_worker,
-    stack_settings,
-    wait_job,
-)
+from tests.integration.workers.stack import push_new_repo, solo_worker, stack_settings
 
 C1 = datetime(2025, 8, 1, tzinfo=UTC)
 CHUNK, JOB_CHUNKS = 3, 2  # six documents a job
@@ -50,23 +41,20 @@ def test_vectors_come_in_bounded_jobs_that_chain(
 ) -> None:
     settings = app.conf.strata_settings
     name = f"embed-chain-{unique}"
-    repo, head = generated_repo(tmp_path / name, 4, C1)
-    token = register_repo(settings, gateway, name, repo.path)
     count = (
         "MATCH (d:SearchDoc {repo: $repo}) RETURN count(d) AS docs, count(d.embedding) AS vectors"
     )
     jobs = JobStore(redis.Redis.from_url(settings.redis_url))
-    with api_process(settings) as base:
-        job = wait_job(base, token, push(base, name, ZERO, head), timeout=120)
-        assert job["state"] == "SUCCEEDED", job
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            row = gateway.read(count, repo=name)[0]
-            embeds = [r for r in jobs.for_repo(name, limit=100) if r.kind == "knowledge.embed"]
-            settled = embeds and all(r.state == "succeeded" for r in embeds)
-            if row["vectors"] == row["docs"] and settled:
-                break
-            time.sleep(0.5)
+    _, job = push_new_repo(app, gateway, tmp_path / name, 4, C1)
+    assert job["state"] == "SUCCEEDED", job
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        row = gateway.read(count, repo=name)[0]
+        embeds = [r for r in jobs.for_repo(name, limit=100) if r.kind == "knowledge.embed"]
+        settled = embeds and all(r.state == "succeeded" for r in embeds)
+        if row["vectors"] == row["docs"] and settled:
+            break
+        time.sleep(0.5)
     docs = row["docs"]
     assert docs > CHUNK * JOB_CHUNKS * 2, row  # enough for at least three jobs
     assert row["vectors"] == docs, row

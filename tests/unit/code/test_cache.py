@@ -184,3 +184,13 @@ class TestExtractorVersion:
     def test_it_is_stable_and_the_default_of_a_cache(self, tmp_path: Path) -> None:
         assert version_of(cache_module.CODE_DIR) == cache_module.extractor_version()
         assert ExtractCache(tmp_path).version == cache_module.extractor_version()
+
+
+def test_held_is_the_set_in_memory_only(tmp_path: Path) -> None:
+    cache = ExtractCache(tmp_path)
+    assert cache.held("repo", "main") is None
+    saved = _set("c1")
+    cache.save("repo", "main", saved)
+    cache.flush()
+    assert cache.held("repo", "main") is saved
+    assert ExtractCache(tmp_path).held("repo", "main") is None  # on disk, not in memory

@@ -105,6 +105,6 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     # The cache write ran beside the follow-up; it ends before the task does, so a
     # pool child recycled after this task cannot take it down half done.
     ctx.code.cache.flush()
-    # After the answer: the next push starts on a settled heap (seconds, not in a job).
-    ctx.code.settle()
+    # After the answer: the next push starts on a settled heap, its plan's memos warm.
+    ctx.code.settle(parsed.repo, ref)
     return summary

@@ -91,6 +91,20 @@ class FileMentions:
 _memo: dict[str, FileMentions] = {}
 
 
+def warm_mentions(files: Iterable[tuple[str, FileExtract]]) -> int:
+    """Compute the mentions of ``files`` (blob, extract) not memoised yet; how many.
+
+    The first incremental run of a process otherwise computes them for every file
+    of the repository inside its plan (~0.8 s on a 2,800-file one).
+    """
+    fresh = 0
+    for blob, extract in files:
+        if blob not in _memo:
+            mentions(blob, extract)
+            fresh += 1
+    return fresh
+
+
 def words(text: str | None) -> set[str]:
     """The identifiers in ``text`` (an annotation, a dotted callee, a decorator)."""
     return set(_WORD.findall(text)) if text else set()
