@@ -20,7 +20,7 @@ from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
 from strata.code.flow.statements import StatementIndexes
-from strata.code.heap import collector_paused, heap_frozen, settle
+from strata.code.heap import collector_paused, heap_frozen
 from strata.code.model import FileExtract
 from strata.code.modules import MANIFESTS, ModuleIndex, detect_packages
 from strata.code.parallel import parse_parallel
@@ -35,7 +35,7 @@ from strata.git import Git, TreeEntry, readable_path
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 
-__all__ = ["PARALLEL_PARSE_MIN_FILES", "CodeIndexer", "IndexResult", "Progress", "settle_heap"]
+__all__ = ["PARALLEL_PARSE_MIN_FILES", "CodeIndexer", "IndexResult", "Progress"]
 
 PARALLEL_PARSE_MIN_FILES = 400
 
@@ -357,19 +357,6 @@ class CodeIndexer:
             return [_parse_one(item) for item in items]
         result.parse_workers = workers
         return parse_parallel(items, workers)
-
-
-def settle_heap() -> None:
-    """Between runs: collect what the last run left, then exempt everything still alive
-    (the extract sets and flow indexes a process keeps: millions of objects, no
-    cycles) from later collections (:func:`strata.code.heap.settle`).
-
-    With them in the collector's oldest generation, every full pass of a later run
-    rescanned them all: seconds at random points of a one-file push on a large
-    repository. Acyclic garbage is still freed by reference counting after
-    ``gc.freeze``. Call it when no run's objects are alive (they would stay).
-    """
-    settle()
 
 
 def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> datetime:

@@ -15,7 +15,8 @@ from strata import locks
 from strata.code.cache import ExtractCache
 from strata.code.flow.exports import warm_mentions
 from strata.code.flow.statements import StatementIndexes
-from strata.code.indexer import CodeIndexer, IndexResult, Progress, settle_heap
+from strata.code.heap import settle as settle_heap
+from strata.code.indexer import CodeIndexer, IndexResult, Progress
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
@@ -60,12 +61,12 @@ class CodeService:
             statements=self.statements,
         )
 
-    def settle(self, repo: str | None = None, ref: str | None = None) -> None:
+    def settle(self, repo: str, ref: str) -> None:
         """After a job (no run alive): compute what the next run of ``repo``/``ref``
         would otherwise compute for every file (the mentions its plan reads), then
         collect the job's leftovers and keep the long-lived extract sets and flow
-        indexes out of later collections (:func:`settle_heap`)."""
-        held = self.cache.held(repo, ref) if repo is not None and ref is not None else None
+        indexes out of later collections (:func:`strata.code.heap.settle`)."""
+        held = self.cache.held(repo, ref)
         if held is not None:
             warm_mentions(held.files.values())
         settle_heap()

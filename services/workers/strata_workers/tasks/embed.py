@@ -43,8 +43,7 @@ def embed(self: Any, job: dict[str, Any]) -> dict[str, Any]:
                 embedded, left, took = index.embed_pending(parsed.repo, budget=CHUNK)
                 done, seconds = done + embedded, seconds + took
                 ctx.jobs.progress(parsed.job_id, phase="embedding", embedded=done, left=left)
-                if embedded < CHUNK or left == 0:
-                    left = 0
+                if embedded < CHUNK or left == 0:  # nothing left (it counts only at a full chunk)
                     break
         summary = {"embedded": done, "left": left, "seconds": round(seconds, 2)}
         if left:
