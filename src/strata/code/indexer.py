@@ -193,6 +193,7 @@ class CodeIndexer:
             result.parse_errors += int(extract.has_errors)
         result.files_written = len(write)
         result.flow_files_read = resolver.flow.files_read
+        resolver.flow.keep()  # the next push of this repository rebases its solver
         run.clock.lap("resolve")
         return states, edges
 

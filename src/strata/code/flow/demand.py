@@ -21,15 +21,21 @@ got there (every ``app.url_path_for()`` of a test module, in one repository).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from itertools import chain
+from typing import Any
 
-from strata.code.flow.model import FileFlow, FlowCall, Function, Param
+from strata.code.flow.fixtures import Fixtures
+from strata.code.flow.model import Expr, FileFlow, FlowCall, Function, Param
+from strata.code.flow.shape import assigns_items, attribute_names, moved_names, shape
 from strata.code.flow.solver import MAX_ROUNDS, Lookup, Solver, Value, Var
-from strata.code.flow.statements import Statement, StatementIndex
+from strata.code.flow.statements import Statement, StatementIndex, last_name
 from strata.code.flow.values import file_of
 
 MAX_DEMAND = 16  # nested variable computations before a read answers what it has
 MAX_WRITERS = 48  # call sites or attribute assignments tried for one variable
+MAX_REBASED = 16  # changed files a kept solver takes in (more: a new solver)
 
 
 class DemandSolver(Solver):
@@ -46,6 +52,11 @@ class DemandSolver(Solver):
         flows: dict[str, FileFlow],
         statements: StatementIndex | None = None,
     ) -> None:
+        # Per file: the cache entries computed for it and the statements of it run, so
+        # a rebase drops one file's without reading the others' (set before the base
+        # class reads the statements: that names the variables of every assignment).
+        self._cached_in: dict[str, list[tuple[dict[Any, Any], Any]]] = defaultdict(list)
+        self._run_in: dict[str, list[int]] = defaultdict(list)
         super().__init__(lookup, flows, statements)
         self._done: set[Var] = set()
         self._ran: set[int] = set()
@@ -65,6 +76,11 @@ class DemandSolver(Solver):
         self._draining = False
         self._deferred: list[Var] = []  # cut off by MAX_DEMAND: computed when settling
         self.reruns = 0
+        self._next = 0  # the number the next statement run gets
+        self.rebased = (0, 0)  # variables reset and statements re-run by the last rebase
+        # What each statement run added to, and the reverse: what a rebase resets.
+        self._wrote: dict[int, set[Var]] = defaultdict(set)
+        self._written_by: dict[Var, set[int]] = defaultdict(set)
         # Seeding (parameters from annotations, self/cls) must not demand: a statement run
         # now would read variables not seeded yet and, memoised, never run again. (Seeding
         # on first read instead changed which answers a cycle memoises: an incremental
@@ -101,9 +117,208 @@ class DemandSolver(Solver):
                     continue
                 number = queue.pop()
                 queued.discard(number)
-                self._apply_as(number, self._by_key[number])
+                statement = self._by_key.get(number)
+                if statement is not None:  # else taken out by a rebase
+                    self._apply_as(number, statement)
         finally:
             self._draining = False
+
+    @property
+    def idle(self) -> bool:
+        """Between questions: nothing running, nothing left to settle (safe to keep)."""
+        return not (self._draining or self._depth or self._queue or self._deferred)
+
+    # -- rebase ------------------------------------------------------------------------
+
+    def rebase(self, lookup: Lookup, flows: dict[str, FileFlow]) -> bool:
+        """Take in the repository's next snapshot instead of starting over.
+
+        Possible when a few files changed and each keeps its :func:`shape` (what
+        other files' lookups see of it). Everything the changed files' old
+        statements wrote, everything of theirs, and everything computed from
+        those since (the readers' writes, followed through) is reset; the
+        statements that read or wrote a reset variable run again, the changed
+        files' call sites run, and what the others ask is computed on demand as
+        in a new solver. False, with nothing changed, when it is not possible.
+        """
+        index = self.statements
+        files = lookup.index.files
+        stale, added = index.pending(files, flows)
+        if added or not self.idle or len(stale) > MAX_REBASED:
+            return False
+        new = {path: flows.get(path) for path in stale}
+        names: set[str] = set()  # free functions that came or went
+        for path, extract in stale.items():
+            moved = moved_names(shape(extract), shape(files.get(path)))
+            if moved is None or new[path] is None:
+                return False
+            names |= moved
+        old = {path: getattr(extract, "flow", None) for path, extract in stale.items()}
+        if self._crosses_call_cap(old, new):
+            return False
+        tainted = self._tainted(stale, old, new)
+        tainted |= {("n", name) for name in names}  # who looked those names up
+        rerun = self._readers_of(tainted)
+        for var in tainted:
+            rerun |= self._written_by.get(var, set())
+        self.rebased = (len(tainted), len(rerun))
+        self._forget(set(stale), tainted)
+        for key in [k for k in self._declared_cache if k[2] in names]:
+            del self._declared_cache[key]
+        rerun &= self._by_key.keys()
+        self.lookup, self.flows = lookup, flows
+        self.fixtures = Fixtures(files, flows)
+        if names:
+            self._names = {symbol.name for symbol in lookup.symbols.values()}
+        self.refreshed = index.refresh(files, flows, self._var)
+        self._items = index.items.get("", [])
+        self.reruns = 0
+        self._reseed(tainted)
+        for number in sorted(rerun):
+            self._apply_as(number, self._by_key[number])
+        for path in sorted(stale):
+            for call in new[path].calls:  # type: ignore[union-attr]
+                statements = self._call_statement.get(id(call))
+                if statements:
+                    self._run(statements[-1])
+        self._settle()
+        return True
+
+    def _crosses_call_cap(
+        self, old: dict[str, FileFlow | None], new: dict[str, FileFlow | None]
+    ) -> bool:
+        """Whether a callee name's call sites cross :data:`MAX_WRITERS` (who passes a
+        parameter values would change for every function of that name)."""
+        delta: dict[str, int] = defaultdict(int)
+        for flows, sign in ((old, -1), (new, 1)):
+            for flow in flows.values():
+                for call in flow.calls if flow is not None else ():
+                    name = last_name(call.func)
+                    if name:
+                        delta[name] += sign
+        for name, change in delta.items():
+            before = len(self._calls_by_name.get(name, ()))
+            if change and (before > MAX_WRITERS) != (before + change > MAX_WRITERS):
+                return True
+        return False
+
+    def _tainted(
+        self,
+        stale: Mapping[str, object],
+        old: dict[str, FileFlow | None],
+        new: dict[str, FileFlow | None],
+    ) -> set[Var]:
+        """The variables a rebase resets before following their readers: the changed
+        files' own, what their old statements wrote, and those whose capped writers'
+        list may hold a changed file's attribute or element assignments."""
+        index = self.statements
+        paths = set(stale)
+        tainted: set[Var] = set()
+        for path in paths:
+            for number in self._run_in.get(path, ()):
+                tainted |= self._wrote.get(number, set())
+        # A capped list takes its own file's entries, then the repository's in path order:
+        # a file with this many entries before it (a margin over 2x) is in no other's.
+        reach = 3 * MAX_WRITERS
+        attrs = {
+            name
+            for path in paths
+            for name in attribute_names(old[path]) | attribute_names(new[path])
+            if index.before(index.by_attr.get(name, []), path) < reach
+        }
+        items = any(
+            (assigns_items(old[path]) or assigns_items(new[path]))
+            and index.before(index.items.get("", []), path) < reach
+            for path in paths
+        )
+        named = bool(attrs)
+        for var in chain(self.env, self._done, self.wide):
+            kind = var[0]
+            if kind == "e":
+                if items or var[1][1] in paths:  # type: ignore[index]
+                    tainted.add(var)
+            elif var[1] in paths or (
+                named and (kind == "a" or (kind == "v" and var[2] is None)) and var[3] in attrs
+            ):
+                tainted.add(var)
+        return tainted
+
+    def _readers_of(self, tainted: set[Var]) -> set[int]:
+        """The statements that read a tainted variable; what they wrote is tainted too
+        (``tainted`` grows to the closure)."""
+        rerun: set[int] = set()
+        todo = list(tainted)
+        while todo:
+            for number in self._readers.get(todo.pop(), ()):
+                if number in rerun:
+                    continue
+                rerun.add(number)
+                for var in self._wrote.get(number, ()):
+                    if var not in tainted:
+                        tainted.add(var)
+                        todo.append(var)
+        return rerun
+
+    def _forget(self, paths: set[str], tainted: set[Var]) -> None:
+        """Drop the changed files' statements and caches and the tainted variables."""
+        for path in paths:
+            for number in self._run_in.pop(path, ()):
+                statement = self._by_key.pop(number)
+                self._ran.discard(_key(statement))
+                self._wrote.pop(number, None)
+                if statement[0] == "c":
+                    self.sites.pop(id(statement[2]), None)
+            for cache, key in self._cached_in.pop(path, ()):
+                cache.pop(key, None)
+        for var in tainted:
+            self.env.pop(var, None)
+            self.wide.discard(var)
+            self._done.discard(var)
+            self._readers.pop(var, None)
+            self._written_by.pop(var, None)
+
+    # Cache misses, noted per file (what _forget drops).
+
+    def _find_var(self, path: str, scope: str | None, name: str) -> Var:
+        self._cached_in[path].append((self._vars, (path, scope, name)))
+        return super()._find_var(path, scope, name)
+
+    def _find_declared(self, path: str, scope: str | None, name: str) -> set[Value]:
+        self._cached_in[path].append((self._declared_cache, (path, scope, name)))
+        return super()._find_declared(path, scope, name)
+
+    def _find_super(self, path: str, scope: str | None) -> set[Value]:
+        self._cached_in[path].append((self._annotations, (path, scope, "super()")))
+        return super()._find_super(path, scope)
+
+    def _find_annotation(self, path: str, scope: str | None, text: str) -> set[Value]:
+        self._cached_in[path].append((self._annotations, (path, scope, text)))
+        return super()._find_annotation(path, scope, text)
+
+    def _new_box(self, path: str, expr: Expr) -> Value:
+        box = super()._new_box(path, expr)
+        self._cached_in[path].append((self._boxes, id(expr)))
+        return box
+
+    def _fixtures_of(self, var: Var) -> list[Statement]:
+        if var not in self._fixture_writers:
+            self._cached_in[file_of(var)].append((self._fixture_writers, var))
+        return self._find_fixtures(var)
+
+    def _reseed(self, tainted: set[Var]) -> None:
+        """Put back what annotations and ``self``/``cls`` give the reset parameters."""
+        functions = {(str(v[1]), str(v[2])) for v in tainted if v[0] in ("v", "r") and v[2]}
+        self._depth, self._current = MAX_DEMAND, -1
+        try:
+            for key in sorted(functions):
+                function = self.functions.get(key)
+                if function is None:
+                    continue
+                for var, values in self._function_seeds(*key, function):
+                    if var in tainted:
+                        self._add(var, values)
+        finally:
+            self._depth, self._current = 0, 0
 
     # -- demand ------------------------------------------------------------------------
 
@@ -132,15 +347,29 @@ class DemandSolver(Solver):
             return set()
         return self.env.get(var) or set()
 
+    def _add(self, var: Var, values: Iterable[Value]) -> None:
+        running = self._running
+        if running >= 0 and values:
+            self._wrote[running].add(var)
+            self._written_by[var].add(running)
+        super()._add(var, values)
+
+    def _declared(self, path: str, scope: str | None, name: str) -> set[Value]:
+        if self._running >= 0:  # noted: a rebase re-runs it when a function of the name moves
+            self._readers[("n", name)].add(self._running)
+        return super()._declared(path, scope, name)
+
     def _run(self, statement: Statement) -> None:
-        key = id(statement[2]) if statement[3] is None else id(statement[3])
+        key = _key(statement)
         if key in self._ran:
             return
         self._ran.add(key)
         # Readers are numbered in the order they first ran, not by id(): the order the
         # worklist re-runs them in is then the same in every process.
-        number = len(self._by_key)
+        number = self._next
+        self._next += 1
         self._by_key[number] = statement
+        self._run_in[statement[1]].append(number)
         self._apply_as(number, statement)
 
     def _apply_as(self, number: int, statement: Statement) -> None:
@@ -173,7 +402,7 @@ class DemandSolver(Solver):
             found += _capped(self._items_in.get(path, ()), self._items)
         return found
 
-    def _fixtures_of(self, var: Var) -> list[Statement]:
+    def _find_fixtures(self, var: Var) -> list[Statement]:
         """The pytest fixture that fills a test's parameter, as a statement (made once:
         its identity is the memo of the statements run)."""
         found = self._fixture_writers.get(var)
@@ -200,6 +429,11 @@ class DemandSolver(Solver):
         if len(calls) > MAX_WRITERS:
             return list(self._decorated_by.get(name, ()))  # too common a name to follow
         return [*calls, *self._decorated_by.get(name, ())]
+
+
+def _key(statement: Statement) -> int:
+    """What marks a statement as run: its item, or its extra (a function's statements)."""
+    return id(statement[2]) if statement[3] is None else id(statement[3])
 
 
 def _capped(first: Iterable[Statement], rest: Iterable[Statement]) -> list[Statement]:

@@ -60,9 +60,24 @@ class FlowIndex:
 
     @property
     def solver(self) -> DemandSolver:
+        """The run's solver: the last run's, rebased, when the index kept one that can
+        take this snapshot in (:meth:`DemandSolver.rebase`), else a new one."""
         if self._solver is None:
-            self._solver = DemandSolver(self.lookup, self.flows, self.statements)
+            statements = self.statements
+            kept = statements.solver if statements is not None else None
+            if statements is not None:
+                statements.solver = None  # kept again only by a run that ends well (keep)
+            if isinstance(kept, DemandSolver) and kept.rebase(self.lookup, self.flows):
+                self._solver = kept
+            else:
+                self._solver = DemandSolver(self.lookup, self.flows, statements)
         return self._solver
+
+    def keep(self) -> None:
+        """The run's questions are answered: keep its solver for the next run over the
+        same index (nothing to keep without a kept index, or mid-question)."""
+        if self.statements is not None and self._solver is not None and self._solver.idle:
+            self.statements.solver = self._solver
 
     @property
     def files_read(self) -> int:

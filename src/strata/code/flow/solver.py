@@ -48,7 +48,7 @@ class Solver(Evaluator):
         self.wide: set[Var] = set()
         self.evaluations = 0
         self.sites: dict[int, tuple[set[Value], bool]] = {}  # id(FlowCall) -> callees, known
-        self._boxes: dict[int, Value] = {}
+        self._boxes: dict[int, tuple[Value, Expr]] = {}
         # Worklist propagation: a statement is re-run only when a variable it read grew.
         self._statements: list[tuple[str, str, object, object]] = []
         self._readers: dict[Var, set[int]] = defaultdict(set)

@@ -67,6 +67,9 @@ class StatementIndex:
         # paths: a copied file); the last one answers, as in a build in path order.
         self.call_statement: dict[int, list[Statement]] = {}
         self._files: dict[str, _Indexed] = {}
+        # The demand solver of the last run over this index, kept for the next one to
+        # rebase (strata.code.flow.demand); None: the next run starts a new solver.
+        self.solver: Any = None
 
     def __len__(self) -> int:
         return len(self._files)
@@ -88,6 +91,23 @@ class StatementIndex:
         for path in added:
             self._add(path, files.get(path), flows[path], var_of)
         return len(added)
+
+    def pending(
+        self, files: Mapping[str, FileExtract], flows: Mapping[str, FileFlow]
+    ) -> tuple[dict[str, FileExtract | None], set[str]]:
+        """What :meth:`refresh` would do: the held files it would re-read (with the
+        extract they were indexed from), and the files it would add."""
+        stale = {
+            path: held.extract
+            for path, held in self._files.items()
+            if path not in flows or files.get(path) is not held.extract
+        }
+        return stale, {path for path in flows if path not in self._files}
+
+    @staticmethod
+    def before(found: list[Statement], path: str) -> int:
+        """How many statements of a path-ordered list belong to files before ``path``."""
+        return bisect_left(found, path, key=_path)
 
     # -- one file ----------------------------------------------------------------------
 

@@ -81,7 +81,8 @@ class Evaluator:
     functions: dict[tuple[str, str], Function]
     locals: dict[tuple[str, str | None], set[str]]
     file_deps: dict[str, set[str]]
-    _boxes: dict[int, Value]
+    _boxes: dict[int, tuple[Value, Expr]]  # id(literal) -> its box, and the literal (held:
+    # its id is not reused while the box is known, by a kept solver either)
     _readers: dict[Var, set[int]]
     _queued: set[int]
     _queue: list[int]
@@ -124,6 +125,11 @@ class Evaluator:
         if var in self.wide:
             return set()
         return self.env.get(var) or set()
+
+    def _new_box(self, path: str, expr: Expr) -> Value:
+        box = ("x", path, id(expr))
+        self._boxes[id(expr)] = (box, expr)
+        return box
 
     def _var(self, path: str, scope: str | None, name: str) -> Var:
         key = (path, scope, name)
@@ -171,7 +177,8 @@ class Evaluator:
                 found |= self._declared(path, scope, expr.id)
             return found
         if isinstance(expr, Container):
-            box = self._boxes.setdefault(id(expr), ("x", path, id(expr)))
+            held = self._boxes.get(id(expr))
+            box = held[0] if held is not None else self._new_box(path, expr)
             for item in expr.items:
                 self._add(("e", box), self.eval(path, scope, item, depth + 1, at))
             return {box}

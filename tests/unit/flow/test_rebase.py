@@ -1,0 +1,200 @@
+"""A demand solver kept between runs and rebased answers what a new solver answers.
+
+The tree is this repository's own ``src/strata`` (a few hundred Python files whose
+calls go through imports, attributes, parameters and returns). After a full
+resolution the solver is kept; each edit below is taken in by
+:meth:`~strata.code.flow.demand.DemandSolver.rebase` (or refused, for a change
+other files' lookups would see), and every file's resolution must equal the one a
+new solver over the same snapshot gives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from strata.code.flow.demand import DemandSolver
+from strata.code.flow.statements import StatementIndex
+from strata.code.languages import parse_file
+from strata.code.model import FileExtract
+from strata.code.modules import ModuleIndex, detect_packages
+from strata.code.resolver import Resolver
+
+SOURCE = Path(__file__).resolve().parents[3] / "src" / "strata"
+TEMPORAL = "strata/temporal.py"
+CACHE = "strata/code/cache.py"
+
+
+def _tree() -> dict[str, bytes]:
+    return {
+        f"strata/{p.relative_to(SOURCE).as_posix()}": p.read_bytes()
+        for p in sorted(SOURCE.rglob("*.py"))
+    }
+
+
+def _resolved(resolver: Resolver, paths: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for path in paths:
+        found = resolver.resolve_file(path)
+        out[path] = (
+            sorted(found.calls, key=repr),
+            sorted((k or "", tuple(sorted(v))) for k, v in found.unresolved.items()),
+        )
+    return out
+
+
+def _body_edit(text: str) -> str:
+    """One more call and one more local inside the body of the file's first function."""
+    lines = text.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("def "))
+    while not lines[at].rstrip().endswith(":"):
+        at += 1
+    return "\n".join([*lines[: at + 1], "    _probe = str(len([1]))", *lines[at + 1 :]])
+
+
+EDITS = [
+    # (file, edit, whether the kept solver takes it in)
+    (TEMPORAL, _body_edit, True),
+    (TEMPORAL, lambda t: t + "\n\ndef _probe_helper(value):\n    return plan_set(value)\n", True),
+    (TEMPORAL, lambda t: t.replace("def _probe_helper(value)", "def _probe_other(value)"), True),
+    (CACHE, lambda t: "import os\n" + t, False),  # a new import: a new solver
+    (CACHE, lambda t: t.replace("import os\n", "", 1) + "\nX_PROBE = 1\n", False),
+    (CACHE, _body_edit, True),
+]
+
+
+@pytest.fixture(scope="module")
+def tree() -> tuple[dict[str, bytes], dict[str, FileExtract]]:
+    sources = _tree()
+    return sources, {path: parse_file(path, data) for path, data in sources.items()}
+
+
+def test_rebased_answers_equal_a_new_solvers(
+    tree: tuple[dict[str, bytes], dict[str, FileExtract]],
+) -> None:
+    sources, parsed = dict(tree[0]), dict(tree[1])
+    paths = sorted(parsed)
+    packages = detect_packages(paths, {})
+    kept = StatementIndex()
+    first = Resolver(ModuleIndex(parsed, packages), statements=kept)
+    _resolved(first, paths)
+    first.flow.keep()
+    assert isinstance(kept.solver, DemandSolver)
+    rebased_runs = 0
+    for path, edit, takes_in in EDITS:
+        sources[path] = edit(sources[path].decode()).encode()
+        parsed[path] = parse_file(path, sources[path])
+        before = kept.solver
+        resolver = Resolver(ModuleIndex(parsed, packages), statements=kept)
+        mine = _resolved(resolver, [path, *paths])
+        assert (resolver.flow.solver is before) is takes_in, path
+        rebased_runs += int(takes_in)
+        assert resolver.flow.files_read == 1
+        resolver.flow.keep()
+        fresh = _resolved(Resolver(ModuleIndex(parsed, packages)), paths)
+        differing = [p for p in paths if mine[p] != fresh[p]]
+        assert not differing, (path, differing[:5])
+        assert sum(len(calls) for calls, _ in fresh.values()) > 1000
+    assert rebased_runs == 4
+
+
+def test_a_run_that_does_not_end_keeps_no_solver(
+    tree: tuple[dict[str, bytes], dict[str, FileExtract]],
+) -> None:
+    """A run takes the kept solver; only keep() after its questions gives it back."""
+    parsed = dict(tree[1])
+    packages = detect_packages(sorted(parsed), {})
+    kept = StatementIndex()
+    first = Resolver(ModuleIndex(parsed, packages), statements=kept)
+    first.resolve_file(TEMPORAL)
+    first.flow.keep()
+    solver = kept.solver
+    second = Resolver(ModuleIndex(parsed, packages), statements=kept)
+    assert second.flow.solver is solver  # nothing changed: rebased
+    assert kept.solver is None  # taken: a run that fails here leaves none behind
+    third = Resolver(ModuleIndex(parsed, packages), statements=kept)
+    assert third.flow.solver is not solver
+
+
+SMALL = {
+    "app/__init__.py": "",
+    "app/kinds.py": """
+        class Db:
+            def read(self, key):
+                return key
+
+        class Cache:
+            def read(self, key):
+                return None
+        """,
+    "app/store.py": """
+        from app.kinds import Cache, Db
+
+        class Store:
+            def __init__(self, db):
+                self.db = db
+            def get(self, key):
+                return self.db.read(key)
+
+        def make():
+            return Store(Db())
+
+        def backend():
+            return Db()
+        """,
+    "app/views.py": """
+        from app.store import backend, make
+
+        def view(key):
+            store = make()
+            return store.get(key)
+
+        def direct(key):
+            return backend().read(key)
+        """,
+}
+# Body-only edits whose values reach other files: through a return, and through a
+# parameter and an attribute (`self.db`), so a rebase that did not reset and re-run
+# what read them would keep the old answers.
+SMALL_EDITS = [
+    ("app/store.py", "return Db()\n", "return Cache()\n"),
+    ("app/store.py", "return Store(Db())", "return Store(Cache())"),
+    (
+        "app/store.py",
+        "\n        def backend():",
+        "\n        def spare():\n            return Db()\n\n        def backend():",
+    ),
+]
+
+
+def test_rebased_follows_values_into_other_files() -> None:
+    from textwrap import dedent
+
+    sources = {p: dedent(s) for p, s in SMALL.items()}
+    parsed = {p: parse_file(p, s.encode()) for p, s in sources.items()}
+    paths = sorted(parsed)
+    kept = StatementIndex()
+    first = Resolver(ModuleIndex(parsed, []), statements=kept)
+    before = _resolved(first, paths)
+    first.flow.keep()
+    for path, old, new in SMALL_EDITS:
+        sources[path] = sources[path].replace(
+            dedent(old) if old.startswith("\n") else old, new.replace("\n        ", "\n")
+        )
+        parsed[path] = parse_file(path, sources[path].encode())
+        solver = kept.solver
+        resolver = Resolver(ModuleIndex(parsed, []), statements=kept)
+        mine = _resolved(resolver, paths)
+        assert resolver.flow.solver is solver  # taken in, not started over
+        resolver.flow.keep()
+        assert mine == _resolved(Resolver(ModuleIndex(parsed, [])), paths)
+    views = {(c.src_qualname, c.dst_qualname) for c in mine["app/views.py"][0]}
+    assert ("direct", "Cache.read") in views
+    assert ("direct", "Db.read") not in views
+    assert ("view", "Store.get") in views
+    store = {(c.src_qualname, c.dst_qualname) for c in mine["app/store.py"][0]}
+    assert ("Store.get", "Cache.read") in store
+    assert ("Store.get", "Db.read") not in store
+    assert mine != before
