@@ -300,11 +300,6 @@ class DemandSolver(Solver):
         self._cached_in[path].append((self._boxes, id(expr)))
         return box
 
-    def _fixtures_of(self, var: Var) -> list[Statement]:
-        if var not in self._fixture_writers:
-            self._cached_in[file_of(var)].append((self._fixture_writers, var))
-        return self._find_fixtures(var)
-
     def _reseed(self, tainted: set[Var]) -> None:
         """Put back what annotations and ``self``/``cls`` give the reset parameters."""
         functions = {(str(v[1]), str(v[2])) for v in tainted if v[0] in ("v", "r") and v[2]}
@@ -402,12 +397,13 @@ class DemandSolver(Solver):
             found += _capped(self._items_in.get(path, ()), self._items)
         return found
 
-    def _find_fixtures(self, var: Var) -> list[Statement]:
+    def _fixtures_of(self, var: Var) -> list[Statement]:
         """The pytest fixture that fills a test's parameter, as a statement (made once:
         its identity is the memo of the statements run)."""
         found = self._fixture_writers.get(var)
         if found is None:
             found = self._fixture_writers[var] = []
+            self._cached_in[file_of(var)].append((self._fixture_writers, var))
             path, qualname, name = str(var[1]), str(var[2]), var[3]
             function = self.functions.get((path, qualname))
             if function is not None:
