@@ -198,3 +198,61 @@ def test_rebased_follows_values_into_other_files() -> None:
     assert ("Store.get", "Cache.read") in store
     assert ("Store.get", "Db.read") not in store
     assert mine != before
+
+
+OVERRIDES = {
+    "app/__init__.py": "",
+    "app/base.py": """
+        from abc import abstractmethod
+
+        class Base:
+            @abstractmethod
+            def run(self):
+                ...
+
+            def go(self):
+                return self.run()
+        """,
+    "app/child.py": """
+        from app.base import Base
+
+        class Child(Base):
+            def run(self):
+                return 1
+        """,
+}
+
+
+def _overrides(resolver: Resolver) -> set[tuple[str, str]]:
+    found = resolver.resolve_file("app/base.py").calls
+    return {(c.src_qualname, f"{c.dst_path}:{c.dst_qualname}") for c in found}
+
+
+def test_kept_subclass_map_is_rebuilt_when_a_base_name_moves() -> None:
+    """A rebased run takes in the last run's subclass map unless a free function that
+    came or went is named in some class's bases; either way its answers are a new
+    resolver's."""
+    from textwrap import dedent
+
+    sources = {p: dedent(s) for p, s in OVERRIDES.items()}
+    parsed = {p: parse_file(p, s.encode()) for p, s in sources.items()}
+    kept = StatementIndex()
+    first = Resolver(ModuleIndex(parsed, []), statements=kept)
+    assert ("Base.go", "app/child.py:Child.run") in _overrides(first)
+    first.flow.keep()
+    edits = [
+        # (the edit to app/child.py, whether the kept map is taken in)
+        (lambda t: t + "\ndef spare():\n    return Child()\n", True),
+        (lambda t: t + "\ndef Base():\n    return None\n", False),
+    ]
+    for edit, taken in edits:
+        sources["app/child.py"] = edit(sources["app/child.py"])
+        parsed["app/child.py"] = parse_file("app/child.py", sources["app/child.py"].encode())
+        held, solver = kept.subclasses, kept.solver
+        resolver = Resolver(ModuleIndex(parsed, []), statements=kept)
+        mine = _overrides(resolver)
+        assert resolver.flow.solver is solver  # rebased: only free functions came
+        resolver.flow.keep()
+        assert (kept.subclasses is held) is taken
+        assert mine == _overrides(Resolver(ModuleIndex(parsed, [])))
+    assert ("Base.go", "app/child.py:Child.run") not in mine  # Child's base is the function

@@ -78,6 +78,9 @@ class DemandSolver(Solver):
         self.reruns = 0
         self._next = 0  # the number the next statement run gets
         self.rebased = (0, 0)  # variables reset and statements re-run by the last rebase
+        # Names of the free functions that came or went in the last rebase (None: this
+        # solver was not rebased).
+        self.moved_names: set[str] | None = None
         # What each statement run added to, and the reverse: what a rebase resets.
         self._wrote: dict[int, set[Var]] = defaultdict(set)
         self._written_by: dict[Var, set[int]] = defaultdict(set)
@@ -182,6 +185,7 @@ class DemandSolver(Solver):
                 if statements:
                     self._run(statements[-1])
         self._settle()
+        self.moved_names = names
         return True
 
     def _crosses_call_cap(

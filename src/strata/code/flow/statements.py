@@ -70,6 +70,9 @@ class StatementIndex:
         # The demand solver of the last run over this index, kept for the next one to
         # rebase (strata.code.flow.demand); None: the next run starts a new solver.
         self.solver: Any = None
+        # The last run's subclass map (strata.code.flow.index), kept with its solver: a
+        # rebased solver's snapshot declares the same classes, bases and imports.
+        self.subclasses: Any = None
 
     def __len__(self) -> int:
         return len(self._files)
