@@ -56,10 +56,16 @@ from strata.graph.statements import (
     MERGE_FRESH_STATE,
     MERGE_LOCK_READ,
     OPEN_IN_SCOPES,
+    OPEN_IN_SCOPES_TYPED,
     SLIM_PROJECTION,
 )
 from strata.ontology.model import STATE, Layer, Ontology
 from strata.temporal import Plan, Version, aware, content_hash, now, plan_set, to_wire
+
+# Up to this many scopes (a push's files), a re-sync reads the open versions of every
+# fact type in one statement (UNION ALL); above it, one type at a time, so a full
+# re-sync of a large repository never holds all its rows at once.
+ONE_READ_MAX_SCOPES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +161,18 @@ class FactStore:
         if types is None:
             states = [STATE] if self._ontology.labels(layer) else []
             types = [*states, *self._ontology.edge_types(layer)]
-        for rel in types:
-            if rel != STATE and self._ontology.edge(rel).writer != "strata":
-                continue
+        rels = [r for r in types if r == STATE or self._ontology.edge(r).writer == "strata"]
+        for rel in rels:
+            found[rel] = {}
+        if len(scopes) <= ONE_READ_MAX_SCOPES:
+            # A push's few files: every type in one round trip instead of one each.
+            text = "\nUNION ALL\n".join(self._cypher(OPEN_IN_SCOPES_TYPED, rel=rel) for rel in rels)
+            rows = self._gateway.read(text, scopes=list(scopes)) if rels else []
+            for r in rows:
+                slot = (r["src_label"], r["src"], r["dst_label"], r["dst"])
+                found[r["rel"]][slot] = OpenVersion(r["hash"], r["valid_at"])
+            return found
+        for rel in rels:  # one type at a time: a large set's rows are not all held at once
             rows = self._gateway.read(self._cypher(OPEN_IN_SCOPES, rel=rel), scopes=list(scopes))
             found[rel] = {
                 (r["src_label"], r["src"], r["dst_label"], r["dst"]): OpenVersion(

@@ -1,0 +1,44 @@
+"""A re-sync's read of open versions: one statement for a push's few files, one per
+fact type for a large set; both read the same versions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from strata.code.indexer import CodeIndexer
+from strata.git import Git
+from strata.graph.gateway import Gateway
+from strata.graph.store import ONE_READ_MAX_SCOPES, FactStore
+from strata.ontology import Ontology
+from tests.integration.workers.stack import generated_repo, module_path
+
+C1 = datetime(2025, 9, 1, tzinfo=UTC)
+
+
+class TestOpenVersions:
+    """Below and above ONE_READ_MAX_SCOPES the open versions read are the same."""
+
+    def test_one_read_and_per_type_reads_agree(
+        self,
+        indexer: CodeIndexer,
+        gateway: Gateway,
+        ontology: Ontology,
+        tmp_path: Path,
+        unique: str,
+    ) -> None:
+        name = f"open-{unique}"
+        repo, head = generated_repo(tmp_path / name, 6, C1)
+        indexer.index(Git(repo.path), name, "main", head)
+        node = ontology.node("File")
+        paths = [module_path(i) for i in range(6)]
+        scopes = [node.make_key({"repo": name, "ref": "main", "path": p}) for p in paths]
+        store = FactStore(gateway, ontology)
+        few = store.open_versions("code", scopes)  # one statement
+        padding = [f"{name}|main|absent-{i}.py" for i in range(ONE_READ_MAX_SCOPES)]
+        many = store.open_versions("code", [*scopes, *padding])  # one per type
+        assert len(scopes) <= ONE_READ_MAX_SCOPES < len(scopes) + len(padding)
+        assert few == many
+        found = {rel for rel, slots in few.items() if slots}
+        assert {"STATE", "DEFINES", "CALLS", "IMPORTS"} <= found
+        assert sum(len(slots) for slots in few.values()) > 40
