@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import replace
 
-from strata.code.flow.exports import Seeds, changed_exports, dependents
+from strata.code.flow.exports import Seeds, changed_exports, dependents, known_mentions
 from strata.code.flow.model import FlowCall
 from strata.code.model import FileExtract
 from strata.code.modules import FAMILY, ModuleIndex, binding_paths
@@ -79,10 +79,10 @@ class Planner:
         reached = added | {p for p in changed if posixpath.basename(p).startswith("__init__.")}
         found = {
             path
-            for path, (_, extract) in extracts.files.items()
+            for path, (blob, extract) in extracts.files.items()
             if path not in changed
             and (
-                any(call.name in names for call in extract.calls)
+                _calls_any(blob, extract, names)
                 or any(_imports_module(imp.module, gone_modules) for imp in extract.imports)
                 or (reached and _reaches(run.index, path, reached))
             )
@@ -176,6 +176,17 @@ def _reaches(index: ModuleIndex, path: str, targets: set[str]) -> bool:
         for b in bound
         for p in binding_paths(b)
     )
+
+
+def _calls_any(blob: str, extract: FileExtract, names: set[str]) -> bool:
+    """Whether ``extract`` calls one of ``names``; a file whose memoised mentions (a
+    superset of its call names) hold none of them is answered without its calls."""
+    if not names:
+        return False
+    known = known_mentions(blob)
+    if known is not None and known.mentions.isdisjoint(names):
+        return False
+    return any(call.name in names for call in extract.calls)
 
 
 def _imports_module(module: str, names: set[str]) -> bool:

@@ -105,6 +105,11 @@ def warm_mentions(files: Iterable[tuple[str, FileExtract]]) -> int:
     return fresh
 
 
+def known_mentions(blob: str) -> FileMentions | None:
+    """The mentions of ``blob`` if this process has computed them (never computes)."""
+    return _memo.get(blob)
+
+
 def words(text: str | None) -> set[str]:
     """The identifiers in ``text`` (an annotation, a dotted callee, a decorator)."""
     return set(_WORD.findall(text)) if text else set()
