@@ -11,6 +11,7 @@ from strata import locks
 from strata.code.run import IndexResult
 from strata.errors import NotFound, StrataError
 from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ZERO_SHAS, ReindexJob, parse_job
+from strata.search.bodies import registered_blob_source
 from strata.search.docs import SearchIndex
 from strata_workers.context import WorkerContext
 from strata_workers.followups import send_followup
@@ -37,7 +38,9 @@ def _search_documents(ctx: WorkerContext, repo: str, result: IndexResult) -> int
     which writes what is missing; it does not fail the reindex.
     """
     try:
-        index = SearchIndex(ctx.gateway)
+        # The worker's own mirrors folder (settings built once per process, not per push).
+        blobs = registered_blob_source(ctx.gateway, ctx.settings.mirrors_dir)
+        index = SearchIndex(ctx.gateway, blobs=blobs)
         if result.mode == "incremental" and len(result.changed_nodes) <= NODE_DOCS_MAX:
             return index.sync_nodes(result.changed_nodes)
         return index.sync(repo, embed_budget=0).documents
