@@ -431,6 +431,7 @@ def strata_worker(
     followups = stack.quiet(name)
     incremental = []
     phases: list[dict[str, float]] = []
+    tasks: list[dict[str, float]] = []  # the task's own steps around the index
     profiles: list[list[str]] = []
     for n in range(rounds):
         after = change_one_file(repo, n)
@@ -442,13 +443,16 @@ def strata_worker(
         if folded.exists():
             profiles.append(profile_breakdown(folded))
         incremental.append(seconds)
-        phases.append(dict((job.get("result") or {}).get("seconds") or {}))
+        result = job.get("result") or {}
+        phases.append(dict(result.get("seconds") or {}))
+        tasks.append(dict(result.get("task_seconds") or {}))
         head = after
     return {
         "full": full,
         "followups": followups,
         "incremental": incremental,
         "phases": phases,
+        "tasks": tasks,
         "profiles": profiles,
         "peak_mb": worker_peak_mb(),
     }
@@ -526,6 +530,8 @@ def report(
         for n, (seconds, phases) in enumerate(zip(wk["incremental"], wk["phases"], strict=True)):
             laps = " ".join(f"{k} {v:.3f}" for k, v in phases.items())
             print(f"  worker one-file round {n}: {seconds:.3f}s; index phases (s): {laps}")
+            steps = " ".join(f"{k} {v:.3f}" for k, v in wk["tasks"][n].items())
+            print(f"    task steps (s): {steps}")
         for n, profile in enumerate(wk.get("profiles") or []):
             print(f"  worker profile, one-file round {n} (py-spy, code worker and its child):")
             print("\n".join("    " + line for line in profile))

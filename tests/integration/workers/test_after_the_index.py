@@ -56,6 +56,11 @@ def test_the_heartbeat_goes_on_while_search_documents_are_written(
     assert len(beats) == 3
     assert None not in beats
     assert beats[0] < beats[1] < beats[2], beats  # renewed while the documents were written
+    # The job says where its time went around the index: the slow documents step shows.
+    steps = job["result"]["task_seconds"]
+    assert list(steps) == ["queued", "open", "lock", "index", "documents", "followup", "total"]
+    assert steps["documents"] >= 3 * 4 * BEAT_S * 0.9
+    assert steps["total"] >= steps["documents"] + steps["index"]
 
 
 def test_a_failure_after_the_index_ends_the_job_failed(

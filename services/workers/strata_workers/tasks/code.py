@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import structlog
 from celery import shared_task
 
 from strata import locks
-from strata.code.run import IndexResult
+from strata.code.run import Clock, IndexResult
 from strata.errors import NotFound, StrataError
 from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ZERO_SHAS, ReindexJob, parse_job
 from strata.search.bodies import registered_blob_source
@@ -54,10 +55,12 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     """Index ``job.after`` of ``job.repo`` (all zeros: the ref was deleted, its facts
     close); idempotent (a repeat changes nothing)."""
     parsed = parse_job(ReindexJob, job)
+    clock = Clock()
     with job_run(self, parsed.job_id) as ctx:
         # The push's arrival (the record is made when the API receives it): the
         # moment a force push moved the ref, or a deletion removed it.
         moved_at = ctx.jobs.get(parsed.job_id).created_at
+        queued = max(0.0, (datetime.now(UTC) - moved_at).total_seconds())
         ref = parsed.ref.removeprefix("refs/heads/")
         progress = throttled_progress(ctx, parsed.job_id, PROGRESS_EVERY_S)
         lock = locks.lock_key("code", parsed.repo, ref)  # the CLI takes the same
@@ -70,6 +73,7 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
             ctx.jobs.succeed(parsed.job_id, summary)
             return summary
         registration, git = registered_repository(ctx, parsed.repo, want=parsed.after)
+        clock.lap("open")  # the registration, and the mirror fetched (or the path checked)
         with repository_lock(ctx, lock, f"reindex of {parsed.repo}/{ref}"):
             # Looked at under the lock: a later push of this ref that got here first
             # (two pushes run at once, or this is a late redelivery) already moved the
@@ -80,9 +84,11 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
                 skipped |= {"mode": "superseded", "superseded_by": newer.id}
                 ctx.jobs.succeed(parsed.job_id, skipped)
                 return skipped
+            clock.lap("lock")
             result = ctx.code.indexer(progress).index(
                 git, parsed.repo, ref, parsed.after, moved_at=moved_at
             )
+            clock.lap("index")
         # Still inside the run: the heartbeat goes on and a failure ends the job FAILED.
         # A full index of Django writes 45k search documents here (13-27 s on a fresh
         # graph); outside it, the job read as lost after 60 s without a beat.
@@ -91,6 +97,7 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
         # card rebuild (~12 s) and trace settle ran beside its 45k documents, on the
         # same two cores, and the job that makes the code searchable ended later.
         summary["search_documents"] = _search_documents(ctx, parsed.repo, result)
+        clock.lap("documents")
         if result.mode != "unchanged" and ref == registration.default_branch:
             # Requirements, decisions and trace links follow the default branch only.
             summary["next_job"] = send_followup(
@@ -104,6 +111,10 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
                 base=result.base,
                 changed_symbols=result.changed_symbols,
             )
+        clock.lap("followup")
+        # Where the job's time went outside the index's own phases (``seconds``):
+        # from the push's arrival to this task's start, then each step of the task.
+        summary["task_seconds"] = {"queued": round(queued, 4), **clock.done()}
         ctx.jobs.succeed(parsed.job_id, summary)
     # The cache write ran beside the follow-up; it ends before the task does, so a
     # pool child recycled after this task cannot take it down half done.
