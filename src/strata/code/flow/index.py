@@ -289,7 +289,7 @@ class FlowIndex:
         return sorted(out, key=lambda t: (t.path, t.qualname))
 
     def subclasses(self) -> dict[SymbolTarget, list[SymbolTarget]]:
-        """Each class of a flow file's direct subclasses in flow files.
+        """The direct subclasses of each class, among the classes of flow files.
 
         Resolving every class's bases builds the scope of every file (~0.4 s on a
         2,800-file repository), so a run whose solver was rebased takes in the map
