@@ -143,17 +143,9 @@ MERGE (n:{label} {{key: row.key}})
 ON CREATE SET n += row.identity, n.created_at = datetime($tx)
 """
 
+# The open versions of one fact type in some scopes; each row says its type, so the
+# reads of several types join into one statement with UNION ALL (one round trip).
 OPEN_IN_SCOPES = """
-UNWIND $scopes AS scope
-MATCH (a)-[r:{rel} {{scope: scope}}]->(b)
-WHERE r.expired_at IS NULL AND r.invalid_at IS NULL
-RETURN labels(a)[0] AS src_label, a.key AS src, labels(b)[0] AS dst_label, b.key AS dst,
-       r.hash AS hash, toString(r.valid_at) AS valid_at
-"""
-
-# One branch of a read of several fact types at once (joined with UNION ALL): each
-# row says its type, so a few scopes' open versions come back in one round trip.
-OPEN_IN_SCOPES_TYPED = """
 UNWIND $scopes AS scope
 MATCH (a)-[r:{rel} {{scope: scope}}]->(b)
 WHERE r.expired_at IS NULL AND r.invalid_at IS NULL

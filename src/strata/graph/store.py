@@ -56,7 +56,6 @@ from strata.graph.statements import (
     MERGE_FRESH_STATE,
     MERGE_LOCK_READ,
     OPEN_IN_SCOPES,
-    OPEN_IN_SCOPES_TYPED,
     SLIM_PROJECTION,
 )
 from strata.ontology.model import STATE, Layer, Ontology
@@ -153,8 +152,8 @@ class FactStore:
         self, layer: Layer, scopes: Sequence[str], types: Sequence[str] | None = None
     ) -> dict[str, dict[tuple[str, str, str, str], OpenVersion]]:
         """:meth:`open_slots` with each slot's open version (its content hash and
-        valid time): what a re-sync compares its new facts against. One indexed
-        read (the scope index) per fact type."""
+        valid time): what a re-sync compares its new facts against. An indexed read
+        (the scope index) per fact type, all in one statement for a push's few scopes."""
         found: dict[str, dict[tuple[str, str, str, str], OpenVersion]] = {}
         if not scopes:
             return found
@@ -162,24 +161,16 @@ class FactStore:
             states = [STATE] if self._ontology.labels(layer) else []
             types = [*states, *self._ontology.edge_types(layer)]
         rels = [r for r in types if r == STATE or self._ontology.edge(r).writer == "strata"]
-        for rel in rels:
-            found[rel] = {}
-        if len(scopes) <= ONE_READ_MAX_SCOPES:
+        found.update((rel, {}) for rel in rels)
+        reads = [self._cypher(OPEN_IN_SCOPES, rel=rel) for rel in rels]
+        if rels and len(scopes) <= ONE_READ_MAX_SCOPES:
             # A push's few files: every type in one round trip instead of one each.
-            text = "\nUNION ALL\n".join(self._cypher(OPEN_IN_SCOPES_TYPED, rel=rel) for rel in rels)
-            rows = self._gateway.read(text, scopes=list(scopes)) if rels else []
-            for r in rows:
+            reads = ["\nUNION ALL\n".join(reads)]
+        # Above the bound, one type at a time: a large set's rows are never all held at once.
+        for text in reads:
+            for r in self._gateway.read(text, scopes=list(scopes)):
                 slot = (r["src_label"], r["src"], r["dst_label"], r["dst"])
                 found[r["rel"]][slot] = OpenVersion(r["hash"], r["valid_at"])
-            return found
-        for rel in rels:  # one type at a time: a large set's rows are not all held at once
-            rows = self._gateway.read(self._cypher(OPEN_IN_SCOPES, rel=rel), scopes=list(scopes))
-            found[rel] = {
-                (r["src_label"], r["src"], r["dst_label"], r["dst"]): OpenVersion(
-                    r["hash"], r["valid_at"]
-                )
-                for r in rows
-            }
         return found
 
     def closures(
