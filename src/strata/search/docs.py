@@ -109,12 +109,24 @@ RETURN DISTINCT labels(n)[0] AS label,
        toString(st.created_at) AS created_at
 """
 
-NEW_STATES = (
-    """
+# The state versions recorded since the cursor that have no document yet: their ids
+# only (a full Django index: 45k), so a sync holds one page of document rows at a
+# time (reading every row at once raised the worker's peak RSS by ~140 MB). Ordered
+# by file, so a page's symbols share the few blobs it reads.
+NEW_STATES = """
 MATCH (n)-[st:STATE]->(n)
 WHERE st.created_at > datetime($since) AND st.repo = $repo
   AND (n:Symbol OR n:File OR n:Requirement OR n:Decision) AND st.hash IS NOT NULL
   AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) WHERE d.v = $version }
+RETURN elementId(st) AS id, toString(st.created_at) AS created_at
+ORDER BY coalesce(st.scope, n.key)
+"""
+
+# One page of those versions, by id (a relationship id seek each).
+STATES_BY_ID = (
+    """
+UNWIND $ids AS id
+MATCH (n)-[st:STATE]->(n) WHERE elementId(st) = id
 """
     + STATE_ROWS
 )
@@ -272,19 +284,23 @@ class SearchIndex:
             return SyncResult(0, 0, 0, time.perf_counter() - started, 0.0, known=False)
         stale = cursor["version"] != DOC_VERSION
         late = stale or cursor["seen"] is None or cursor["window"] != cursor["seen"]
-        rows: list[dict[str, Any]] = []
+        found: list[dict[str, Any]] = []
         if late or cursor["fresh"]:
-            rows = self._gateway.read(
+            found = self._gateway.read(
                 NEW_STATES.replace("datetime($since)", _since(late)),
                 repo=repo,
                 since=EPOCH if stale else cursor["through"],
                 version=DOC_VERSION,
             )
-        written = self._write_docs(rows)
+        ids = [str(row["id"]) for row in found]
+        written = self._write_docs(
+            self._gateway.read(STATES_BY_ID, ids=ids[i : i + WRITE_BATCH])
+            for i in range(0, len(ids), WRITE_BATCH)
+        )
         # Past everything the scan saw, documented or not: states another repository
         # wrote, or a push's documents (sync_nodes) already covers, left the cursor
         # behind them, and every later search scanned them again (~90 ms on Django).
-        seen = [str(row["created_at"]) for row in rows]
+        seen = sorted({str(row["created_at"]) for row in found})
         if cursor["fresh"] or late:
             through = [*seen, cursor["fresh_max"], cursor["through"]]
             self._gateway.write(MOVE_CURSOR, repo=repo, through=through, version=DOC_VERSION)
@@ -305,14 +321,15 @@ class SearchIndex:
         for label, key in nodes:
             if label in INDEXED_LABELS:
                 by_label[label].append(key)
-        rows: list[dict[str, Any]] = []
-        for label, keys in sorted(by_label.items()):
-            statement = NODE_STATES.replace("(n:LABEL ", f"(n:{checked_label(label)} ")
-            for i in range(0, len(keys), WRITE_BATCH):
-                rows += self._gateway.read(
-                    statement, keys=keys[i : i + WRITE_BATCH], version=DOC_VERSION
-                )
-        return self._write_docs(rows)
+        return self._write_docs(
+            self._gateway.read(
+                NODE_STATES.replace("(n:LABEL ", f"(n:{checked_label(label)} "),
+                keys=keys[i : i + WRITE_BATCH],
+                version=DOC_VERSION,
+            )
+            for label, keys in sorted(by_label.items())
+            for i in range(0, len(keys), WRITE_BATCH)
+        )
 
     def _blob_source(self) -> BlobSource:
         """The given blob reader, else the registered path or mirror of this process's
@@ -322,27 +339,14 @@ class SearchIndex:
             self._blobs = registered_blob_source(self._gateway, default_mirrors())
         return self._blobs
 
-    def _write_docs(self, rows: list[dict[str, Any]]) -> int:
-        """Write the documents of ``rows``, their body words read from git in one batch
-        per repository.
+    def _write_docs(self, pages: Iterable[list[dict[str, Any]]]) -> int:
+        """Write the documents of the state rows of ``pages``, one page at a time: its
+        body words read from git in one batch per repository, its documents written
+        while the next page is read and built.
 
-        A batch is built (body words, document text) while the one before it is
-        written: on a full Django sync, building and writing take ~6 s each, one
-        core each, and they no longer wait for each other.
+        On a full Django sync, building and writing take ~6 s each, one core each,
+        and they do not wait for each other; only a page's rows and blobs are held.
         """
-        if not rows:
-            return 0
-        shas: dict[str, set[str]] = defaultdict(set)
-        for row in rows:
-            if row["blob"]:
-                shas[str(row["node"].get("repo", ""))].add(row["blob"])
-        # A blob id names its content, whichever repository's objects it was read from.
-        texts: dict[str, bytes] = {}
-        for repo, wanted in sorted(shas.items()):
-            texts.update(self._blob_source()(repo, sorted(wanted)))
-        by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in rows:
-            by_label[row["label"]].append(row)
         written = 0
         in_flight: Future[Any] | None = None
         # Rows and documents are acyclic; after a full index the worker's heap holds the
@@ -351,17 +355,33 @@ class SearchIndex:
             collector_paused(),
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-docs") as writer,
         ):
-            for label, labelled in by_label.items():
-                statement = WRITE_DOCS.format(label=checked_label(label))
-                for i in range(0, len(labelled), WRITE_BATCH):
-                    chunk = _documents(labelled[i : i + WRITE_BATCH], texts)
+            for rows in pages:
+                texts = self._texts(rows)
+                by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+                for row in rows:
+                    by_label[row["label"]].append(row)
+                for label, labelled in by_label.items():
+                    chunk = _documents(labelled, texts)
                     if in_flight is not None:
                         in_flight.result()  # one write at a time; its error stops the sync
+                    statement = WRITE_DOCS.format(label=checked_label(label))
                     in_flight = writer.submit(self._gateway.write, statement, rows=chunk)
                     written += len(chunk)
             if in_flight is not None:
                 in_flight.result()
         return written
+
+    def _texts(self, rows: list[dict[str, Any]]) -> dict[str, bytes]:
+        """The blobs the body words of ``rows`` are read from, by id."""
+        shas: dict[str, set[str]] = defaultdict(set)
+        for row in rows:
+            if row["blob"]:
+                shas[str(row["node"].get("repo", ""))].add(row["blob"])
+        # A blob id names its content, whichever repository's objects it was read from.
+        texts: dict[str, bytes] = {}
+        for repo, wanted in sorted(shas.items()):
+            texts.update(self._blob_source()(repo, sorted(wanted)))
+        return texts
 
     def embed_pending(self, repo: str, *, budget: int | None) -> tuple[int, int, float]:
         """Embed up to ``budget`` documents without a vector; (embedded, left, seconds)."""

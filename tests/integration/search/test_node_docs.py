@@ -1,9 +1,12 @@
-"""A push documents just the nodes it changed, by key; a later full sync misses nothing."""
+"""A push documents just the nodes it changed, by key; a later full sync misses nothing,
+whichever size its pages are."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer
@@ -12,6 +15,7 @@ from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 from strata.ontology import Ontology
+from strata.search import docs
 from strata.search.docs import SearchIndex
 from tests.integration.search.conftest import build_repo
 
@@ -55,3 +59,40 @@ class TestNodeDocuments:
         assert written == len(names) - len(before)  # one per new state version (file, symbol)
         assert search.sync_nodes(result.changed_nodes) == 0  # a repeat writes nothing
         assert search.sync(name).documents == 0  # the scan finds them documented
+
+
+class TestPagedSync:
+    """A sync reads and writes its documents a page at a time; the pages change nothing."""
+
+    def test_many_pages_write_the_documents_of_one_page(
+        self,
+        gateway: Gateway,
+        ontology: Ontology,
+        tmp_path: Path,
+        unique: str,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        repo, shas = build_repo(tmp_path / "shop")
+        indexer = CodeIndexer(
+            FactStore(gateway, ontology),
+            Reads(gateway, ontology),
+            cache=ExtractCache(tmp_path / "cache"),
+        )
+        texts: dict[int, list[tuple[str, str, str]]] = {}
+        for page in (docs.WRITE_BATCH, 3):  # every state in one page; then pages of three
+            monkeypatch.setattr(docs, "WRITE_BATCH", page)
+            name = f"paged{page}-{unique}"
+            indexer.index(Git(repo.path), name, "main", shas[-1])
+            written = SearchIndex(gateway).sync(name).documents
+            rows = gateway.read(PAGE_DOCS, repo=name)
+            assert written == len(rows) > 3 * 3  # more than three pages of three
+            texts[page] = [(r["name"], r["kind"], r["text"]) for r in rows]
+        one, paged = texts.values()
+        assert paged == one
+        assert any("authorize" in text for _, _, text in paged)  # body words read per page
+
+
+PAGE_DOCS = """
+MATCH (d:SearchDoc {repo: $repo})
+RETURN d.name AS name, d.kind AS kind, d.text AS text ORDER BY name, kind, text
+"""
