@@ -83,7 +83,10 @@ class Planner:
             if path not in changed
             and (
                 _calls_any(blob, extract, names)
-                or any(_imports_module(imp.module, gone_modules) for imp in extract.imports)
+                or (
+                    gone_modules
+                    and any(_imports_module(imp.module, gone_modules) for imp in extract.imports)
+                )
                 or (reached and _reaches(run.index, path, reached))
             )
         }

@@ -32,6 +32,7 @@ from strata.code.modules import (
     binding_paths,
 )
 from strata.code.receivers import ReceiverTypes
+from strata.code.symbols import SymbolTable
 
 CONFIDENCE = {
     "local": 1.0,
@@ -48,7 +49,6 @@ CONFIDENCE = {
 }
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "me"})
 SUPER_RECEIVERS = frozenset({"super", "base"})
-CALLABLE_KINDS = frozenset({"function", "method", "class", "struct"})
 TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "trait"})
 MAX_LINES = 50
 MAX_UNRESOLVED = 100
@@ -114,14 +114,12 @@ class Resolver:
         (:class:`~strata.code.flow.statements.StatementIndexes`), updated here for the
         files that changed; without it the flow reads every file."""
         self.index = index
-        self.symbols: dict[tuple[str, str], SymbolDef] = {}
-        callables: dict[str, list[SymbolTarget]] = defaultdict(list)
-        for path, extract in index.files.items():
-            for symbol in extract.symbols:
-                self.symbols[(path, symbol.qualname)] = symbol
-                if symbol.kind in CALLABLE_KINDS:
-                    callables[symbol.name].append(SymbolTarget(path, symbol.qualname))
-        self._by_name = callables
+        # Kept with the statements between runs (refreshed by the changed files), else
+        # built for this snapshot.
+        table = statements.symbols if statements is not None else SymbolTable()
+        table.refresh(index.files)
+        self.symbols: dict[tuple[str, str], SymbolDef] = table.symbols
+        self._by_name = table.callables
         self._scopes: dict[str, FileScope] = {}
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._has_local_imports: dict[str, bool] = {}

@@ -26,6 +26,7 @@ from typing import Any
 from strata.code.flow.model import Attr, FileFlow, Function, Item, Name
 from strata.code.flow.values import Var
 from strata.code.model import FileExtract
+from strata.code.symbols import SymbolTable
 
 Statement = tuple[str, str, object, object]  # (kind, path, item, extra)
 VarOf = Callable[[str, str | None, str], Var]
@@ -73,6 +74,8 @@ class StatementIndex:
         # The last run's subclass map (strata.code.flow.index), kept with its solver: a
         # rebased solver's snapshot declares the same classes, bases and imports.
         self.subclasses: Any = None
+        # The resolver's symbol table, refreshed by identity like this index's files.
+        self.symbols = SymbolTable()
 
     def __len__(self) -> int:
         return len(self._files)
