@@ -33,7 +33,7 @@ from typing import Any
 
 from strata.code.heap import collector_paused
 from strata.errors import ConfigError
-from strata.graph.gateway import Gateway, checked_label
+from strata.graph.gateway import Gateway, Tx, checked_label
 from strata.search.bodies import BlobSource, bodies, default_mirrors, registered_blob_source
 from strata.search.text import doc_text, embedding_text, file_tag, repo_tag
 from strata.settings import Settings
@@ -321,15 +321,26 @@ class SearchIndex:
         for label, key in nodes:
             if label in INDEXED_LABELS:
                 by_label[label].append(key)
-        return self._write_docs(
-            self._gateway.read(
-                NODE_STATES.replace("(n:LABEL ", f"(n:{checked_label(label)} "),
-                keys=keys[i : i + WRITE_BATCH],
-                version=DOC_VERSION,
-            )
+        parts = [
+            (label, keys[i : i + WRITE_BATCH])
             for label, keys in sorted(by_label.items())
             for i in range(0, len(keys), WRITE_BATCH)
-        )
+        ]
+        if sum(len(keys) for _, keys in parts) <= WRITE_BATCH:
+            # A push's few nodes: every label in one read and one page (one write).
+            return self._write_docs([self._node_states(parts)] if parts else [])
+        return self._write_docs(self._node_states([part]) for part in parts)
+
+    def _node_states(self, parts: list[tuple[str, list[str]]]) -> list[dict[str, Any]]:
+        """The state rows of some (label, keys) parts, in one round trip."""
+        reads = [
+            NODE_STATES.replace("(n:LABEL ", f"(n:{checked_label(label)} ").replace(
+                "$keys", f"$keys{i}"
+            )
+            for i, (label, _) in enumerate(parts)
+        ]
+        params: dict[str, Any] = {f"keys{i}": keys for i, (_, keys) in enumerate(parts)}
+        return self._gateway.read("\nUNION ALL\n".join(reads), version=DOC_VERSION, **params)
 
     def _blob_source(self) -> BlobSource:
         """The given blob reader, else the registered path or mirror of this process's
@@ -360,13 +371,15 @@ class SearchIndex:
                 by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
                 for row in rows:
                     by_label[row["label"]].append(row)
-                for label, labelled in by_label.items():
-                    chunk = _documents(labelled, texts)
-                    if in_flight is not None:
-                        in_flight.result()  # one write at a time; its error stops the sync
-                    statement = WRITE_DOCS.format(label=checked_label(label))
-                    in_flight = writer.submit(self._gateway.write, statement, rows=chunk)
-                    written += len(chunk)
+                # A page's labels in one transaction (a push's file and symbols: one commit).
+                work = [
+                    (WRITE_DOCS.format(label=checked_label(label)), _documents(labelled, texts))
+                    for label, labelled in by_label.items()
+                ]
+                if in_flight is not None:
+                    in_flight.result()  # one write at a time; its error stops the sync
+                in_flight = writer.submit(self._gateway.write_tx, functools.partial(_run, work))
+                written += sum(len(chunk) for _, chunk in work)
             if in_flight is not None:
                 in_flight.result()
         return written
@@ -422,6 +435,11 @@ def _documents(rows: list[dict[str, Any]], texts: dict[str, bytes]) -> list[dict
         )
         for i, row in enumerate(rows)
     ]
+
+
+def _run(work: list[tuple[str, list[dict[str, Any]]]], tx: Tx) -> None:
+    for statement, rows in work:
+        tx.run(statement, rows=rows)
 
 
 def _since(late: bool) -> str:

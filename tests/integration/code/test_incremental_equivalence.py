@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer
 from strata.git import Git
@@ -52,9 +54,14 @@ def _tree(repo: GitRepo) -> int:
     return count
 
 
-def _indexer(gateway: Gateway, ontology: Ontology, cache: Path) -> CodeIndexer:
+def _indexer(
+    gateway: Gateway, ontology: Ontology, cache: Path | ExtractCache, batch_size: int = 2000
+) -> CodeIndexer:
     return CodeIndexer(
-        FactStore(gateway, ontology), Reads(gateway, ontology), cache=ExtractCache(cache)
+        FactStore(gateway, ontology),
+        Reads(gateway, ontology),
+        cache=cache if isinstance(cache, ExtractCache) else ExtractCache(cache),
+        batch_size=batch_size,
     )
 
 
@@ -65,8 +72,10 @@ def _graph(gateway: Gateway, repo: str) -> tuple[set[tuple[Any, ...]], set[tuple
 
 
 class TestIncrementalEqualsFull:
+    # The push's facts fit one batch (one transaction), or are sent in batches of five.
+    @pytest.mark.parametrize("batch_size", [2000, 5])
     def test_shift_and_body_change(
-        self, gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str
+        self, gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str, batch_size: int
     ) -> None:
         repo = GitRepo(tmp_path / "tree")
         files = _tree(repo)
@@ -79,8 +88,9 @@ class TestIncrementalEqualsFull:
         second = repo.commit("shift one module, add a helper to another", C2)
 
         pushed, full = f"incr-{unique}", f"full-{unique}"
-        incremental = _indexer(gateway, ontology, tmp_path / "cache-a")
-        incremental.index(Git(repo.path), pushed, "main", first)
+        cache = ExtractCache(tmp_path / "cache-a")  # the second indexer finds the first's parse
+        _indexer(gateway, ontology, cache).index(Git(repo.path), pushed, "main", first)
+        incremental = _indexer(gateway, ontology, cache, batch_size)
         result = incremental.index(Git(repo.path), pushed, "main", second)
         _indexer(gateway, ontology, tmp_path / "cache-b").index(
             Git(repo.path), full, "main", second
@@ -88,6 +98,7 @@ class TestIncrementalEqualsFull:
 
         assert result.mode == "incremental"
         assert result.files_written <= 3  # the two changed files (and no dependents)
+        assert 5 < result.facts <= 2000  # one side of the one-transaction bound each
         pushed_calls, pushed_nodes = _graph(gateway, pushed)
         full_calls, full_nodes = _graph(gateway, full)
         assert len(full_calls) > 1000

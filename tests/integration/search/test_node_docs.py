@@ -27,9 +27,18 @@ DOCS = "MATCH (d:SearchDoc {repo: $repo}) RETURN d.name AS name ORDER BY name"
 class TestNodeDocuments:
     """Only the changed nodes get documents from a push; the cursor's scan still finds all."""
 
+    # A push's nodes in one read and one write; or, past the page size, a page per label.
+    @pytest.mark.parametrize("page", [1000, 1])
     def test_a_push_documents_its_changed_nodes(
-        self, gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str
+        self,
+        gateway: Gateway,
+        ontology: Ontology,
+        tmp_path: Path,
+        unique: str,
+        page: int,
+        monkeypatch: pytest.MonkeyPatch,
     ) -> None:
+        monkeypatch.setattr(docs, "WRITE_BATCH", page)
         repo, shas = build_repo(tmp_path / "shop")
         indexer = CodeIndexer(
             FactStore(gateway, ontology),
@@ -53,6 +62,7 @@ class TestNodeDocuments:
         changed = {key.rsplit("|", 1)[-1] for _, key in result.changed_nodes}
         assert "settle_ledger" in changed
         assert "refund" not in changed  # unchanged symbols of the same file are not resent
+        assert len({label for label, _ in result.changed_nodes}) > 1  # a File and Symbols
         written = search.sync_nodes(result.changed_nodes)
         names = [r["name"] for r in gateway.read(DOCS, repo=name)]
         assert "settle_ledger" in set(names) - set(before)
