@@ -4,6 +4,7 @@ commands and ``if __name__ == "__main__":``."""
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import weakref
@@ -67,7 +68,7 @@ class PythonModules(ModuleSystem):
     )
 
     def module_names(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
-        return _module_names(path)
+        return list(_module_names(path))
 
     def __init__(self) -> None:
         # Per module index: the directories that are packages (for absolute imports) and
@@ -475,8 +476,10 @@ def _mark_django_urls(unit: Unit) -> None:
         unit.add_entrypoint(_routes.http(["ANY"], route), "django")
 
 
-def _module_names(path: str) -> list[str]:
-    """Every dotted suffix of the path; in a src/ layout, the part after src/ first."""
+@functools.lru_cache(maxsize=1 << 16)
+def _module_names(path: str) -> tuple[str, ...]:
+    """Every dotted suffix of the path; in a src/ layout, the part after src/ first
+    (memoised: every run's module index asks it for every file)."""
     parts = posixpath.splitext(path)[0].split("/")
     if parts[-1] == "__init__":
         parts = parts[:-1]
@@ -486,7 +489,7 @@ def _module_names(path: str) -> list[str]:
         primary = ".".join(parts[cut + 1 :])
         names.remove(primary)
         names.insert(0, primary)
-    return names
+    return tuple(names)
 
 
 def _enclosing_function(extract: FileExtract, line: int) -> str | None:
