@@ -119,6 +119,17 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     # The cache write ran beside the follow-up; it ends before the task does, so a
     # pool child recycled after this task cannot take it down half done.
     ctx.code.cache.flush()
-    # After the answer: the next push starts on a settled heap, its plan's memos warm.
+    # After the answer: the next push starts on a settled heap, its plan's memos warm,
+    # and the read of its search documents planned.
     ctx.code.settle(parsed.repo, ref)
+    _warm_push_reads(ctx)
     return summary
+
+
+def _warm_push_reads(ctx: WorkerContext) -> None:
+    """Plan the next push's document read now (a few ms once planned); a failure
+    costs only the next push that time, so it is logged, never raised."""
+    try:
+        SearchIndex(ctx.gateway).warm_push_reads()
+    except StrataError as exc:
+        log.warning("search.warm_failed", error=exc.message)
