@@ -12,8 +12,8 @@ Re-running the same commit changes nothing.
 
 from __future__ import annotations
 
+import functools
 import os
-import posixpath
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -48,9 +48,16 @@ def _parse_one(item: tuple[str, bytes]) -> FileExtract:
 
 
 def _supported(name: str) -> bool:
+    return _supported_extension(os.path.splitext(name)[1].lower())
+
+
+@functools.lru_cache(maxsize=1024)
+def _supported_extension(extension: str) -> bool:
+    """Whether an adapter parses files of this extension (asked for every tree entry of
+    every push: memoised, and the language registry imported once)."""
     from strata.code.languages import adapter_for_path
 
-    return adapter_for_path(name) is not None
+    return adapter_for_path("file" + extension) is not None
 
 
 class CodeIndexer:
@@ -313,7 +320,7 @@ class CodeIndexer:
         wanted = [
             e
             for e in tree
-            if (posixpath.basename(e.path) in MANIFESTS or e.path.endswith(".csproj"))
+            if (e.path.rpartition("/")[2] in MANIFESTS or e.path.endswith(".csproj"))
             and not e.is_symlink
             and e.size < 1_000_000
             and "node_modules" not in e.path.split("/")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -95,7 +94,7 @@ def select(entries: list[TreeEntry], supported: Callable[[str], bool], max_bytes
     """Supported source files that pass the path rules (content rules apply later)."""
     selection = Selection()
     for entry in entries:
-        if not supported(posixpath.basename(entry.path)):
+        if not supported(entry.path.rpartition("/")[2]):  # every entry of the tree, every push
             continue
         reason = skip_reason_for_path(entry, max_bytes)
         if reason is None:
