@@ -71,6 +71,11 @@ class CodeService:
             warm_mentions(held.files.values())
         settle_heap()
 
+    def warm_reads(self) -> None:
+        """Have Neo4j plan the reads of the next push's open facts now
+        (:meth:`FactStore.warm_open_reads`), not inside it."""
+        FactStore(self.gateway, self.ontology).warm_open_reads("code")
+
     def index_path(
         self,
         path: Path,

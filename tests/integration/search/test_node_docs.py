@@ -3,10 +3,8 @@ whichever size its pages are."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,6 +18,7 @@ from strata.ontology import Ontology
 from strata.search import docs
 from strata.search.docs import SearchIndex
 from tests.integration.search.conftest import build_repo
+from tests.recording import recorded_reads
 
 C3 = datetime(2025, 5, 1, tzinfo=UTC)
 
@@ -65,11 +64,11 @@ class TestNodeDocuments:
         assert "settle_ledger" in changed
         assert "refund" not in changed  # unchanged symbols of the same file are not resent
         assert len({label for label, _ in result.changed_nodes}) > 1  # a File and Symbols
-        warmed = _statements(monkeypatch, search.warm_push_reads)
+        warmed = recorded_reads(monkeypatch, search.warm_push_reads)
         assert len(warmed) == 2
         assert all(not rows for _, rows in warmed)  # read nothing
         counts: list[int] = []
-        pushed = _statements(
+        pushed = recorded_reads(
             monkeypatch, lambda: counts.append(search.sync_nodes(result.changed_nodes))
         )
         if page > 2:  # the push's one read is a statement the worker planned after a job
@@ -80,24 +79,6 @@ class TestNodeDocuments:
         assert written == len(names) - len(before)  # one per new state version (file, symbol)
         assert search.sync_nodes(result.changed_nodes) == 0  # a repeat writes nothing
         assert search.sync(name).documents == 0  # the scan finds them documented
-
-
-def _statements(
-    monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]
-) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The reads ``act`` ran on any gateway (their text and rows)."""
-    seen: list[tuple[str, list[dict[str, Any]]]] = []
-    read = Gateway.read
-
-    def recording(self: Gateway, text: str, **params: Any) -> list[dict[str, Any]]:
-        rows = read(self, text, **params)
-        seen.append((text, rows))
-        return rows
-
-    with monkeypatch.context() as patch:
-        patch.setattr(Gateway, "read", recording)
-        act()
-    return seen
 
 
 class TestPagedSync:

@@ -1,0 +1,28 @@
+"""What a piece of code asked Neo4j: the reads it ran through any gateway."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from strata.graph.gateway import Gateway
+
+Read = tuple[str, list[dict[str, Any]]]  # a statement's text and the rows it answered
+
+
+def recorded_reads(monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]) -> list[Read]:
+    """Run ``act`` against the real database; the reads it ran, in order."""
+    seen: list[Read] = []
+    read = Gateway.read
+
+    def recording(self: Gateway, text: str, **params: Any) -> list[dict[str, Any]]:
+        rows = read(self, text, **params)
+        seen.append((text, rows))
+        return rows
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Gateway, "read", recording)
+        act()
+    return seen
