@@ -13,6 +13,7 @@ from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.store import ONE_READ_MAX_SCOPES, FactStore
 from strata.ontology import Ontology
+from tests.gitrepo import GitRepo
 from tests.integration.workers.stack import generated_repo, module_path
 from tests.recording import recorded_reads
 
@@ -31,8 +32,7 @@ class TestOpenVersions:
         unique: str,
     ) -> None:
         name = f"open-{unique}"
-        repo, head = generated_repo(tmp_path / name, 6, C1)
-        indexer.index(Git(repo.path), name, "main", head)
+        _indexed(indexer, tmp_path, name)
         node = ontology.node("File")
         paths = [module_path(i) for i in range(6)]
         scopes = [node.make_key({"repo": name, "ref": "main", "path": p}) for p in paths]
@@ -56,8 +56,7 @@ class TestOpenVersions:
         monkeypatch: pytest.MonkeyPatch,
     ) -> None:
         name = f"warm-{unique}"
-        repo, head = generated_repo(tmp_path / name, 6, C1)
-        indexer.index(Git(repo.path), name, "main", head)
+        repo = _indexed(indexer, tmp_path, name)
         store = FactStore(gateway, ontology)
         warmed = recorded_reads(monkeypatch, lambda: store.warm_open_reads("code"))
         assert len(warmed) == 2
@@ -70,3 +69,10 @@ class TestOpenVersions:
         open_reads = [text for text, _ in pushed if "$scopes" in text]
         assert open_reads  # a push's reads of open facts: each one a warmed statement
         assert set(open_reads) <= {text for text, _ in warmed}
+
+
+def _indexed(indexer: CodeIndexer, tmp_path: Path, name: str) -> GitRepo:
+    """A generated repository of six modules, indexed as ``name``."""
+    repo, head = generated_repo(tmp_path / name, 6, C1)
+    indexer.index(Git(repo.path), name, "main", head)
+    return repo

@@ -25,6 +25,14 @@ C3 = datetime(2025, 5, 1, tzinfo=UTC)
 DOCS = "MATCH (d:SearchDoc {repo: $repo}) RETURN d.name AS name ORDER BY name"
 
 
+def _indexer(gateway: Gateway, ontology: Ontology, tmp_path: Path) -> CodeIndexer:
+    return CodeIndexer(
+        FactStore(gateway, ontology),
+        Reads(gateway, ontology),
+        cache=ExtractCache(tmp_path / "cache"),
+    )
+
+
 class TestNodeDocuments:
     """Only the changed nodes get documents from a push; the cursor's scan still finds all."""
 
@@ -41,11 +49,7 @@ class TestNodeDocuments:
     ) -> None:
         monkeypatch.setattr(docs, "WRITE_BATCH", page)
         repo, shas = build_repo(tmp_path / "shop")
-        indexer = CodeIndexer(
-            FactStore(gateway, ontology),
-            Reads(gateway, ontology),
-            cache=ExtractCache(tmp_path / "cache"),
-        )
+        indexer = _indexer(gateway, ontology, tmp_path)
         name = f"nodedocs-{unique}"
         indexer.index(Git(repo.path), name, "main", shas[-1])
         search = SearchIndex(gateway)
@@ -93,11 +97,7 @@ class TestPagedSync:
         monkeypatch: pytest.MonkeyPatch,
     ) -> None:
         repo, shas = build_repo(tmp_path / "shop")
-        indexer = CodeIndexer(
-            FactStore(gateway, ontology),
-            Reads(gateway, ontology),
-            cache=ExtractCache(tmp_path / "cache"),
-        )
+        indexer = _indexer(gateway, ontology, tmp_path)
         texts: dict[int, list[tuple[str, str, str]]] = {}
         for page in (docs.WRITE_BATCH, 3):  # every state in one page; then pages of three
             monkeypatch.setattr(docs, "WRITE_BATCH", page)
