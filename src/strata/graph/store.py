@@ -64,8 +64,8 @@ from strata.temporal import Plan, Version, aware, content_hash, now, plan_set, t
 # Up to this many scopes (a push's files), a re-sync reads the open versions of every
 # fact type in one statement (UNION ALL); above it, one type at a time, so a full
 # re-sync of a large repository never holds all its rows at once.
-NO_SCOPE = "\x00"  # no scope is empty or starts with NUL
 ONE_READ_MAX_SCOPES = 256
+NO_SCOPE = "\x00"  # no scope is empty or starts with NUL: warming reads read nothing
 
 
 @dataclass(frozen=True, slots=True)

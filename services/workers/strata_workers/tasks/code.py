@@ -134,4 +134,4 @@ def _warm_push_reads(ctx: WorkerContext) -> None:
         ctx.code.warm_reads()
         SearchIndex(ctx.gateway).warm_push_reads()
     except StrataError as exc:
-        log.warning("search.warm_failed", error=exc.message)
+        log.warning("push_reads.warm_failed", error=exc.message)
