@@ -21,17 +21,18 @@ from typing import Any
 from strata.code.cache import ExtractCache, ExtractSet
 from strata.code.flow.statements import StatementIndexes
 from strata.code.heap import collector_paused, heap_frozen
+from strata.code.listing import Listings, list_tree
 from strata.code.model import FileExtract
-from strata.code.modules import MANIFESTS, ModuleIndex, detect_packages
+from strata.code.modules import ModuleIndex
 from strata.code.parallel import parse_parallel
 from strata.code.plan import Planner
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
 from strata.code.run import Clock, IndexResult, Progress, Run
-from strata.code.select import select, skip_reason_for_content
+from strata.code.select import skip_reason_for_content
 from strata.code.sync import Sync
 from strata.facts import Fact, StateFact
-from strata.git import Git, TreeEntry, readable_path
+from strata.git import Git, TreeEntry
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 
@@ -74,6 +75,7 @@ class CodeIndexer:
         batch_size: int = 2000,
         progress: Progress | None = None,
         statements: StatementIndexes | None = None,
+        listings: Listings | None = None,
     ) -> None:
         """``statements``: the flow's writers' indexes this process keeps between runs
         (a push then re-reads its changed files only); None builds one per run."""
@@ -86,6 +88,7 @@ class CodeIndexer:
         self.batch_size = batch_size
         self.progress = progress or (lambda phase, counters: None)
         self.statements = statements
+        self.listings = listings
         self.planner = Planner(store, self.code_reads)
         self.sync = Sync(store, workers=workers, batch_size=batch_size, progress=self.progress)
 
@@ -159,10 +162,12 @@ class CodeIndexer:
     def _read_tree(self, run: Run) -> None:
         """List the tree, detect packages, and parse what the cache does not hold."""
         snap = run.snapshot
-        tree = run.git.tree(snap.commit.sha)
-        selection = select(tree, _supported, self.max_file_bytes)  # counts unreadable names
-        tree = [e for e in tree if readable_path(e.path)]  # no store holds a non-UTF-8 name
-        run.packages = detect_packages([e.path for e in tree], self._manifests(run.git, tree))
+        kept = self.listings.get(snap.repo, snap.ref) if self.listings is not None else None
+        listing = list_tree(run.git, snap.commit.sha, _supported, self.max_file_bytes, kept)
+        if self.listings is not None:
+            self.listings.keep(snap.repo, snap.ref, listing)
+        selection = listing.selection()  # counts unreadable names
+        run.packages = list(listing.packages)
         run.clock.lap("list")
         run.reusable = self.cache.load(snap.repo, snap.ref, head=run.result.base)
         if run.reusable.commit is not None and run.reusable.commit == run.result.base:
@@ -315,17 +320,6 @@ class CodeIndexer:
         if state is None:
             return None
         return {**state.state.props, "valid_at": state.state.valid_at}
-
-    def _manifests(self, git: Git, tree: list[TreeEntry]) -> dict[str, bytes]:
-        wanted = [
-            e
-            for e in tree
-            if (e.path.rpartition("/")[2] in MANIFESTS or e.path.endswith(".csproj"))
-            and not e.is_symlink
-            and e.size < 1_000_000
-            and "node_modules" not in e.path.split("/")
-        ]
-        return {entry.path: data for entry, data in git.iter_blob_texts(wanted)}
 
     def _parse(self, run: Run, files: list[TreeEntry]) -> tuple[ExtractSet, dict[str, int]]:
         """Extracts of ``files``: from the previous run's cache by blob, else parsed."""

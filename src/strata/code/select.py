@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from strata.git import TreeEntry, readable_path
@@ -90,15 +90,24 @@ def skip_reason_for_content(content: bytes) -> str | None:
     return None
 
 
-def select(entries: list[TreeEntry], supported: Callable[[str], bool], max_bytes: int) -> Selection:
-    """Supported source files that pass the path rules (content rules apply later)."""
+# Not a skip reason: no adapter parses such a file, and it is not counted.
+UNSUPPORTED = "unsupported"
+
+
+def decide(entry: TreeEntry, supported: Callable[[str], bool], max_bytes: int) -> str | None:
+    """Why ``entry`` is not indexed (:data:`UNSUPPORTED`, a path rule), or None."""
+    if not supported(entry.path.rpartition("/")[2]):
+        return UNSUPPORTED
+    return skip_reason_for_path(entry, max_bytes)
+
+
+def selected(entries: Iterable[TreeEntry], reasons: Mapping[str, str | None]) -> Selection:
+    """The :class:`Selection` of ``entries`` given each path's :func:`decide` answer."""
     selection = Selection()
     for entry in entries:
-        if not supported(entry.path.rpartition("/")[2]):  # every entry of the tree, every push
-            continue
-        reason = skip_reason_for_path(entry, max_bytes)
+        reason = reasons[entry.path]
         if reason is None:
             selection.files.append(entry)
-        else:
+        elif reason != UNSUPPORTED:
             selection.skipped[reason] += 1
     return selection

@@ -17,6 +17,7 @@ from strata.code.flow.exports import warm_mentions
 from strata.code.flow.statements import StatementIndexes
 from strata.code.heap import settle as settle_heap
 from strata.code.indexer import CodeIndexer, IndexResult, Progress
+from strata.code.listing import Listings
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
@@ -45,10 +46,13 @@ class CodeService:
     cache: ExtractCache = field(init=False)
     # The flow's writers' index per repository, kept between the jobs of this process.
     statements: StatementIndexes = field(init=False)
+    # The last tree listing per repository, patched by the next job's diff.
+    listings: Listings = field(init=False)
 
     def __post_init__(self) -> None:
         self.cache = ExtractCache(self.settings.var_dir / "cache" / "extracts")
         self.statements = StatementIndexes()
+        self.listings = Listings()
 
     def indexer(self, progress: Progress | None = None) -> CodeIndexer:
         store = FactStore(self.gateway, self.ontology)
@@ -59,6 +63,7 @@ class CodeService:
             max_file_bytes=self.settings.max_file_bytes,
             progress=progress,
             statements=self.statements,
+            listings=self.listings,
         )
 
     def settle(self, repo: str, ref: str) -> None:

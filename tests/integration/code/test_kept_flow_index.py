@@ -2,7 +2,8 @@
 
 The worker keeps one writers' index per repository and ref in its process
 (:class:`~strata.code.flow.statements.StatementIndexes`), so a push re-reads the
-changed files only. Three pushes on this repository's own ``src/strata``, two
+changed files only, and the tree's listing (:class:`~strata.code.listing.Listings`),
+patched by each push's diff. Three pushes on this repository's own ``src/strata``, two
 repositories interleaved in one process, and a "restart" (a new process state
 mid-way) must each leave the graph a full index of the same commit leaves.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from strata.code.cache import ExtractCache
 from strata.code.flow.statements import StatementIndexes
 from strata.code.indexer import CodeIndexer
+from strata.code.listing import Listings
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
@@ -53,6 +55,7 @@ def _indexer(
         Reads(gateway, ontology),
         cache=ExtractCache(cache),
         statements=kept,
+        listings=Listings() if kept is not None else None,  # the worker keeps both
     )
 
 
