@@ -15,6 +15,7 @@ the caller; calls into external modules are counted, not linked.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from strata.code.flow.guess import guessable, never_guessed
@@ -119,6 +120,7 @@ class Resolver:
         table = statements.symbols if statements is not None else SymbolTable()
         table.refresh(index.files)
         self.symbols: dict[tuple[str, str], SymbolDef] = table.symbols
+        self.symbol_names: Mapping[str, int] = table.names
         self._by_name = table.callables
         self._scopes: dict[str, FileScope] = {}
         self._bases: dict[tuple[str, str], list[SymbolTarget]] = {}

@@ -21,10 +21,12 @@ CALLABLE_KINDS = frozenset({"function", "method", "class", "struct"})
 
 
 class SymbolTable:
-    """Declarations by (path, qualname), and the callable ones by their name."""
+    """Declarations by (path, qualname), the callable ones by their name, and how
+    many declarations have each name (the value flow asks whether any has)."""
 
     def __init__(self) -> None:
         self.symbols: dict[tuple[str, str], SymbolDef] = {}
+        self.names: dict[str, int] = {}
         self.callables: dict[str, list[SymbolTarget]] = defaultdict(list)
         self._files: dict[str, FileExtract] = {}
 
@@ -43,13 +45,16 @@ class SymbolTable:
     def _add(self, path: str, extract: FileExtract) -> None:
         self._files[path] = extract
         for symbol in extract.symbols:
-            self.symbols[(path, symbol.qualname)] = symbol
+            key = (path, symbol.qualname)
+            self._uncount(self.symbols.get(key))  # a qualname declared twice: the last holds
+            self.symbols[key] = symbol
+            self.names[symbol.name] = self.names.get(symbol.name, 0) + 1
             if symbol.kind in CALLABLE_KINDS:
                 self.callables[symbol.name].append(SymbolTarget(path, symbol.qualname))
 
     def _remove(self, path: str, extract: FileExtract) -> None:
         for symbol in extract.symbols:
-            self.symbols.pop((path, symbol.qualname), None)
+            self._uncount(self.symbols.pop((path, symbol.qualname), None))
             if symbol.kind in CALLABLE_KINDS:
                 held = self.callables.get(symbol.name)
                 if held is None:
@@ -57,3 +62,12 @@ class SymbolTable:
                 held[:] = [t for t in held if t.path != path]
                 if not held:
                     del self.callables[symbol.name]
+
+    def _uncount(self, symbol: SymbolDef | None) -> None:
+        if symbol is None:
+            return
+        left = self.names[symbol.name] - 1
+        if left:
+            self.names[symbol.name] = left
+        else:
+            del self.names[symbol.name]

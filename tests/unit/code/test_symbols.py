@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from strata.code.languages import parse_file
 from strata.code.model import FileExtract
 from strata.code.symbols import SymbolTable
@@ -35,6 +37,8 @@ def _table(files: dict[str, FileExtract]) -> SymbolTable:
 def _held(table: SymbolTable) -> tuple[dict[tuple[str, str], object], dict[str, set[object]]]:
     callables = {name: set(targets) for name, targets in table.callables.items() if targets}
     assert all(len(t) == len(set(t)) for t in table.callables.values())  # no target twice
+    # The names counted are exactly those of the declarations held, each as often.
+    assert table.names == Counter(symbol.name for symbol in table.symbols.values())
     return dict(table.symbols), callables
 
 
@@ -63,6 +67,10 @@ class TestSymbolTable:
         assert _held(kept) == _held(_table(third))
         assert [t.path for t in kept.callables["settle"]] == ["billing.py"]
         assert "place" not in kept.callables
+        assert "place" not in kept.names
+        assert kept.names["settle"] == 1
+        assert kept.refresh({}) == 0
+        assert kept.names == {}
 
     def test_an_equal_parse_that_is_another_object_is_read_again(self) -> None:
         kept = _table({"billing.py": parse_file("billing.py", BILLING)})

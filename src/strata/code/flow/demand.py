@@ -171,8 +171,7 @@ class DemandSolver(Solver):
         rerun &= self._by_key.keys()
         self.lookup, self.flows = lookup, flows
         self.fixtures = Fixtures(files, flows)
-        if names:
-            self._names = {symbol.name for symbol in lookup.symbols.values()}
+        self._names = lookup.symbol_names
         self.refreshed = index.refresh(files, flows, self._var)
         self._items = index.items.get("", [])
         self.reruns = 0

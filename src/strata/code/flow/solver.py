@@ -64,7 +64,7 @@ class Solver(Evaluator):
         self._members: dict[tuple[str, str, str], tuple[str, str] | None] = {}
         self._mros: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._annotations: dict[tuple[str, str | None, str], set[Value]] = {}
-        self._names = {symbol.name for symbol in lookup.symbols.values()}
+        self._names = lookup.symbol_names
         self.fixtures = Fixtures(lookup.index.files, flows)
         # Functions, locals and writers per file: kept by the caller between runs (a push
         # re-reads its changed files only), else read here from every flow.

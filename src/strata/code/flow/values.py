@@ -14,7 +14,7 @@ is *wide* and answers nothing (too vague to trust).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Protocol as TypingProtocol
 
 from strata.code.flow.model import (
@@ -59,6 +59,7 @@ class Lookup(TypingProtocol):
 
     index: ModuleIndex
     symbols: dict[tuple[str, str], SymbolDef]
+    symbol_names: Mapping[str, int]  # how many declarations have each name
 
     def scope(self, path: str) -> FileScope: ...
 
@@ -93,7 +94,7 @@ class Evaluator:
     _members: dict[tuple[str, str, str], tuple[str, str] | None]
     _mros: dict[tuple[str, str], list[SymbolTarget]]
     _annotations: dict[tuple[str, str | None, str], set[Value]]
-    _names: set[str]
+    _names: Mapping[str, int]  # the lookup's, kept current by it
     _sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]]
 
     def _add(self, var: Var, values: Iterable[Value]) -> None:
