@@ -177,7 +177,11 @@ class CodeIndexer:
         run.result.skipped = dict(selection.skipped)
         run.result.files_total = len(run.extracts.files)
         run.clock.lap("parse")
-        run.index = ModuleIndex({p: e for p, (_, e) in run.extracts.files.items()}, run.packages)
+        files = {p: e for p, (_, e) in run.extracts.files.items()}
+        held = run.statements
+        run.index = ModuleIndex(files, run.packages, held.modules if held is not None else None)
+        if held is not None:
+            held.modules = run.index
         run.projection = CodeProjection(self.store.ontology, snap, run.index)
 
     def _project(self, run: Run, write: set[str]) -> tuple[list[Fact], list[Fact]]:

@@ -10,12 +10,13 @@ new solver over the same snapshot gives.
 
 from __future__ import annotations
 
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from strata.code.flow.demand import DemandSolver
+from strata.code.flow.demand import DemandSolver, _VarsByFile
 from strata.code.flow.statements import StatementIndex
 from strata.code.languages import parse_file
 from strata.code.model import FileExtract
@@ -71,9 +72,12 @@ def tree() -> tuple[dict[str, bytes], dict[str, FileExtract]]:
     return sources, {path: parse_file(path, data) for path, data in sources.items()}
 
 
+@pytest.mark.parametrize("rebuilt", [False, True], ids=["noted", "rebuilt"])
 def test_rebased_answers_equal_a_new_solvers(
-    tree: tuple[dict[str, bytes], dict[str, FileExtract]],
+    tree: tuple[dict[str, bytes], dict[str, FileExtract]], rebuilt: bool
 ) -> None:
+    """``rebuilt``: before each rebase the kept solver's variables by file hold more
+    than twice the live ones (as after many pushes) and are rebuilt from them."""
     sources, parsed = dict(tree[0]), dict(tree[1])
     paths = sorted(parsed)
     packages = detect_packages(paths, {})
@@ -87,17 +91,38 @@ def test_rebased_answers_equal_a_new_solvers(
         sources[path] = edit(sources[path].decode()).encode()
         parsed[path] = parse_file(path, sources[path])
         before = kept.solver
+        if rebuilt:
+            before._by_file._noted = 10**9  # stale: the rebase lists them anew
         resolver = Resolver(ModuleIndex(parsed, packages), statements=kept)
         mine = _resolved(resolver, [path, *paths])
         assert (resolver.flow.solver is before) is takes_in, path
+        if rebuilt and takes_in:
+            assert before._by_file._noted < 10**6  # rebuilt from the live variables
         rebased_runs += int(takes_in)
         assert resolver.flow.files_read == 1
         resolver.flow.keep()
+        _assert_every_variable_noted(kept.solver)
         fresh = _resolved(Resolver(ModuleIndex(parsed, packages)), paths)
         differing = [p for p in paths if mine[p] != fresh[p]]
         assert not differing, (path, differing[:5])
         assert sum(len(calls) for calls, _ in fresh.values()) > 1000
     assert rebased_runs == 4
+
+
+def _assert_every_variable_noted(solver: DemandSolver) -> None:
+    """Every live variable is where a rebase looks for it: under its file (an
+    element under its box's), and an attribute or global under its name too."""
+    by_file = solver._by_file
+    live = set(chain(solver.env, solver._done, solver.wide))
+    assert len(live) > 1000
+    paths = {var[1][1] if var[0] == "e" else var[1] for var in live}
+    assert live <= set(by_file.candidates(paths, set(), False))
+    named = {v for v in live if v[0] == "a" or (v[0] == "v" and v[2] is None)}
+    names = {var[3] for var in named}
+    assert named <= set(by_file.candidates(set(), names, False))
+    elements = {v for v in live if v[0] == "e"}
+    assert elements
+    assert elements <= set(by_file.candidates(set(), set(), True))
 
 
 def test_a_run_that_does_not_end_keeps_no_solver(
@@ -256,3 +281,30 @@ def test_kept_subclass_map_is_rebuilt_when_a_base_name_moves() -> None:
         assert (kept.subclasses is held) is taken
         assert mine == _overrides(Resolver(ModuleIndex(parsed, [])))
     assert ("Base.go", "app/child.py:Child.run") not in mine  # Child's base is the function
+
+
+def test_variables_by_file_are_rebuilt_past_twice_the_live_ones() -> None:
+    """The lists a rebase reads its variables from: a superset of the live ones,
+    noted once each, and rebuilt from the live ones past twice as many (plus 10,000)."""
+    by_file = _VarsByFile()
+    local, attr, glob = (
+        ("v", "a.py", "f", "x"),
+        ("a", "b.py", "C", "size"),
+        ("v", "c.py", None, "size"),
+    )
+    element = ("e", ("i", "a.py", "C"))
+    for var in (local, attr, glob, element):
+        by_file.note(var)
+    assert set(by_file.candidates({"a.py"}, set(), False)) == {local, element}
+    assert set(by_file.candidates(set(), {"size"}, False)) == {attr, glob}
+    assert set(by_file.candidates(set(), set(), True)) == {element}
+    live = 4
+    for n in range(2 * live + 10_000 - 4):
+        by_file.note(("s", "d.py", n))  # noted, then forgotten by a rebase
+    assert not by_file.stale(live)
+    by_file.note(("s", "d.py", -1))
+    assert by_file.stale(live)
+    by_file.rebuild([local, attr, glob, element, local])
+    assert not by_file.stale(live)
+    assert list(by_file.candidates({"d.py"}, set(), False)) == []
+    assert list(by_file.candidates({"a.py", "b.py"}, set(), False)).count(local) == 1

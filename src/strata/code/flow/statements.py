@@ -26,6 +26,7 @@ from typing import Any
 from strata.code.flow.model import Attr, FileFlow, Function, Item, Name
 from strata.code.flow.values import Var
 from strata.code.model import FileExtract
+from strata.code.modules import ModuleIndex
 from strata.code.symbols import SymbolTable
 
 Statement = tuple[str, str, object, object]  # (kind, path, item, extra)
@@ -76,6 +77,8 @@ class StatementIndex:
         self.subclasses: Any = None
         # The resolver's symbol table, refreshed by identity like this index's files.
         self.symbols = SymbolTable()
+        # The last run's module index: the next one takes its tables over when it can.
+        self.modules: ModuleIndex | None = None
 
     def __len__(self) -> int:
         return len(self._files)

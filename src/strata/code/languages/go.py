@@ -96,7 +96,7 @@ class GoModules(ModuleSystem):
         return [target]
 
     def siblings(self, index: ModuleIndex, path: str, extract: FileExtract) -> list[str]:
-        return [p for p in index.by_dir[posixpath.dirname(path)] if p != path]
+        return [p for p in index.by_dir.get(posixpath.dirname(path), ()) if p != path]
 
     def qualified_name(
         self, module: str | None, extract: FileExtract, symbol: SymbolDef
