@@ -32,7 +32,7 @@ from strata.code.run import Clock, IndexResult, Progress, Run
 from strata.code.select import skip_reason_for_content
 from strata.code.sync import Sync
 from strata.facts import Fact, StateFact
-from strata.git import Git, TreeEntry
+from strata.git import Git, TreeEntry, valid_sha
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
 
@@ -146,8 +146,12 @@ class CodeIndexer:
         commit = git.commit(after)
         branch = self._branch_state(repo, ref)
         base = branch.get("head") if branch else None
-        known = base is not None and git.has_commit(base)
-        moved = base is not None and base != after and not (known and git.is_ancestor(base, after))
+        # A push descends from the head: one git call says so (and that git has the head).
+        follows = False
+        if base is not None and base != after and valid_sha(base):
+            follows = git.is_ancestor(base, after)
+        known = follows or (base is not None and git.has_commit(base))
+        moved = base is not None and base != after and not follows
         valid_at = (moved_at or datetime.now(UTC)) if moved else commit.committed_at
         valid_at = _after_previous(valid_at, branch)
         mode = "unchanged" if base == after else ("incremental" if known else "full")

@@ -58,6 +58,8 @@ class DemandSolver(Solver):
         self._cached_in: dict[str, list[tuple[dict[Any, Any], Any]]] = defaultdict(list)
         self._run_in: dict[str, list[int]] = defaultdict(list)
         self._by_file = _VarsByFile()  # set first too: the base class's seeding adds variables
+        # The declaration lookups made of each name (a rebase drops a moved name's).
+        self._declared_keys: dict[str, set[tuple[str, str | None, str]]] = defaultdict(set)
         super().__init__(lookup, flows, statements)
         self._done: set[Var] = set()
         self._ran: set[int] = set()
@@ -167,8 +169,9 @@ class DemandSolver(Solver):
             rerun |= self._written_by.get(var, set())
         self.rebased = (len(tainted), len(rerun))
         self._forget(set(stale), tainted)
-        for key in [k for k in self._declared_cache if k[2] in names]:
-            del self._declared_cache[key]
+        for name in names:
+            for key in self._declared_keys.pop(name, ()):
+                self._declared_cache.pop(key, None)
         rerun &= self._by_key.keys()
         self.lookup, self.flows = lookup, flows
         self.fixtures = Fixtures(files, flows)
@@ -294,6 +297,7 @@ class DemandSolver(Solver):
 
     def _find_declared(self, path: str, scope: str | None, name: str) -> set[Value]:
         self._cached_in[path].append((self._declared_cache, (path, scope, name)))
+        self._declared_keys[name].add((path, scope, name))
         return super()._find_declared(path, scope, name)
 
     def _find_super(self, path: str, scope: str | None) -> set[Value]:
