@@ -1,4 +1,4 @@
-"""What a piece of code asked Neo4j: the reads it ran through any gateway."""
+"""What a piece of code asked Neo4j: the reads and writes it ran through any gateway."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from strata.graph.gateway import Gateway
+from strata.graph.gateway import Gateway, Tx
 
 Read = tuple[str, list[dict[str, Any]]]  # a statement's text and the rows it answered
 
@@ -24,5 +24,21 @@ def recorded_reads(monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]) -
 
     with monkeypatch.context() as patch:
         patch.setattr(Gateway, "read", recording)
+        act()
+    return seen
+
+
+def recorded_writes(monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]) -> list[str]:
+    """Run ``act`` against the real database; the statements it ran in write
+    transactions, in order."""
+    seen: list[str] = []
+    run = Tx.run
+
+    def recording(self: Tx, text: str, **params: Any) -> list[dict[str, Any]]:
+        seen.append(text)
+        return run(self, text, **params)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Tx, "run", recording)
         act()
     return seen
