@@ -48,6 +48,10 @@ def _parse_one(item: tuple[str, bytes]) -> FileExtract:
     return parse_file(path, source)
 
 
+# Files a run re-resolves with a rebased solver; more start a new one (FlowIndex.restart).
+MAX_REBASED_WRITES = 64
+
+
 def _supported(name: str) -> bool:
     return _supported_extension(os.path.splitext(name)[1].lower())
 
@@ -116,6 +120,8 @@ class CodeIndexer:
             try:
                 self._read_tree(run)
                 write, deleted = self.planner.plan(run)
+                if len(write) > MAX_REBASED_WRITES and run.resolver is not None:
+                    run.resolver.flow.restart()  # many files re-resolved: as a full index
                 run.clock.lap("plan")
                 states, edges = self._project(run, write)
             finally:

@@ -123,3 +123,56 @@ class TestReturnAnnotationChange:
             ("Electric.start", "flow"),
             ("pick", "import"),
         ]
+
+
+LOCAL_FACTORY = """\
+from app.engines import Diesel, Electric
+
+
+def make_engine(kind):
+{extra}    engine = {engine}()
+    return engine
+"""
+C3 = datetime(2025, 7, 1, tzinfo=UTC)
+
+
+class TestBodyChange:
+    """A body edit reaches callers two files away when the returned value moved, and
+    no other file when it did not (only the edited file is written)."""
+
+    def test_incremental_follows_the_returned_local_only(
+        self,
+        tmp_path: Path,
+        indexer: CodeIndexer,
+        code_reads: CodeReads,
+        ontology: Ontology,
+        unique: str,
+    ) -> None:
+        repo = GitRepo(tmp_path / "garage")
+        repo.write("app/__init__.py", "")
+        repo.write("app/engines.py", ENGINES)
+        repo.write("app/garage.py", GARAGE)
+        repo.write("app/driver.py", DRIVER)
+        shas = []
+        for when, extra, engine in (
+            (C1, "", "Diesel"),
+            (C2, "    spare = Diesel\n", "Electric"),  # the returned local moved
+            (C3, "    spare = Diesel\n    other = Electric\n", "Electric"),  # a local only
+        ):
+            repo.write("app/factory.py", LOCAL_FACTORY.format(extra=extra, engine=engine))
+            shas.append(repo.commit(f"{engine} {len(extra)}", when))
+        name = f"body-{unique}"
+        results = indexer.index_history(Git(repo.path), name, "main", shas)
+        assert [r.mode for r in results] == ["full", "incremental", "incremental"]
+        # The factory, its caller, the caller's caller, and the engines (`Diesel()` is no
+        # longer called: what its parameters were passed moved).
+        assert results[1].files_written == 4
+        assert results[2].files_written == 1  # the factory alone
+        for n, (when, start) in enumerate(
+            ((C1, "Diesel.start"), (C2, "Electric.start"), (C3, "Electric.start"))
+        ):
+            full = f"body-full{n}-{unique}"
+            indexer.index(Git(repo.path), full, "main", shas[n])
+            expected = [(start, "flow"), ("pick", "import")]
+            assert callees(code_reads, ontology, full, when) == expected
+            assert callees(code_reads, ontology, name, when) == expected

@@ -13,6 +13,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from strata.code import indexer as indexer_module
 from strata.code.cache import ExtractCache
 from strata.code.flow.statements import StatementIndexes
 from strata.code.indexer import CodeIndexer
@@ -110,3 +113,69 @@ class TestKeptFlowIndex:
             assert kept_nodes == full_nodes
         flowed = {c for c in _graph(gateway, a)[0] if c[0].endswith("kept_probe.py:probe")}
         assert flowed  # the probe's calls are resolved in the kept run too
+
+
+ENGINES = """\
+class Diesel:
+    def start(self):
+        return 1
+
+
+class Electric:
+    def start(self):
+        return 2
+
+
+def make():
+    return {engine}()
+"""
+
+USER = """\
+from app.engines import make
+
+
+def drive_{n}():
+    return make().start()
+"""
+
+
+class TestManyFilesReResolved:
+    """A run that re-resolves more than MAX_REBASED_WRITES files answers from a new
+    solver (as a full index does); at the bound it keeps the rebased one."""
+
+    @pytest.mark.parametrize(("bound", "restarted"), [(4, False), (3, True)])
+    def test_each_side_of_the_bound(
+        self,
+        gateway: Gateway,
+        ontology: Ontology,
+        tmp_path: Path,
+        unique: str,
+        monkeypatch: pytest.MonkeyPatch,
+        bound: int,
+        restarted: bool,
+    ) -> None:
+        monkeypatch.setattr(indexer_module, "MAX_REBASED_WRITES", bound)
+        repo = GitRepo(tmp_path / "cars")
+        repo.write("app/__init__.py", "")
+        repo.write("app/engines.py", ENGINES.format(engine="Diesel"))
+        for n in range(3):
+            repo.write(f"app/user{n}.py", USER.format(n=n))
+        first = repo.commit("diesel", DAY[0])
+        repo.write("app/engines.py", ENGINES.format(engine="Electric"))
+        second = repo.commit("electric", DAY[1])
+        kept = StatementIndexes()
+        worker = _indexer(gateway, ontology, tmp_path / "cache", kept)
+        name = f"bound-{unique}"
+        worker.index(Git(repo.path), name, "main", first)
+        before = kept.get(name, "main").solver
+        assert before is not None
+        result = worker.index(Git(repo.path), name, "main", second)
+        assert result.files_written == 4  # the engines and their three callers
+        after = kept.get(name, "main").solver
+        assert after is not None
+        assert (after is not before) is restarted
+        full = f"bound-full-{unique}"
+        _indexer(gateway, ontology, tmp_path / "cache-full", None).index(
+            Git(repo.path), full, "main", second
+        )
+        assert _graph(gateway, name) == _graph(gateway, full)

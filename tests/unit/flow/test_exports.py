@@ -87,6 +87,118 @@ class TestChangedExports:
         assert loud.params == {"describe"}
 
 
+LOCALS = """\
+from app.engines import Diesel, Electric
+
+
+def make_engine(kind):
+    label = "engine " + kind
+    engine = {engine}()
+    parts = []
+    parts.append({part})
+    return engine, parts
+"""  # `append` is not modelled: what it is passed does not move `parts`
+
+
+class TestReturnedValues:
+    """A function's callers see what it returns: a statement its returned values do not
+    come from is not an export; one they come from is."""
+
+    def _local(self, engine: str = "Diesel", part: str = "kind") -> str:
+        return LOCALS.format(engine=engine, part=part)
+
+    def test_a_new_local_nothing_returns_exports_nothing(self) -> None:
+        old = self._local()
+        new = old.replace(
+            '    label = "engine " + kind\n', '    label = "engine " + kind\n    n = len(label)\n'
+        )
+        assert new != old
+        seeds = _seeds(old, new)
+        assert seeds is not None
+        assert not seeds.readers
+
+    def test_a_returned_local_assigned_anew_is_an_export(self) -> None:
+        seeds = _seeds(self._local("Diesel"), self._local("Electric"))
+        assert seeds is not None
+        assert "make_engine" in seeds.readers
+
+    def test_what_a_returned_call_is_passed_is_an_export(self) -> None:
+        lookup = (
+            "from app.engines import Diesel\n\n\n"
+            "def make_engine(kind):\n"
+            "    key = {key}\n"
+            "    size = {size}\n"
+            "    return registry_lookup(key)\n"
+        )
+        old = lookup.format(key="kind", size="len(kind)")
+        passed = _seeds(old, lookup.format(key="Diesel", size="len(kind)"))
+        assert passed is not None
+        assert "make_engine" in passed.readers
+        aside = _seeds(old, lookup.format(key="kind", size="len(Diesel)"))
+        assert aside is not None
+        assert "make_engine" not in aside.readers
+
+    def test_a_statement_the_return_does_not_read_moves_nothing(self) -> None:
+        old = self._local().replace("    parts = []\n", "    spare = Electric\n    parts = []\n")
+        new = old.replace("    spare = Electric\n", "").replace(
+            "    return engine, parts\n", "    spare = Electric\n    return engine, parts\n"
+        )
+        seeds = _seeds(old, new)
+        assert seeds is not None
+        assert not seeds.readers
+        # The same move of a statement the return reads is an export.
+        moved = old.replace("    engine = Diesel()\n", "").replace(
+            "    return engine, parts\n", "    engine = Diesel()\n    return engine, parts\n"
+        )
+        again = _seeds(old, moved)
+        assert again is not None
+        assert "make_engine" in again.readers
+
+
+class TestSeenBy:
+    """A method's change is seen by the files that name the method, not every file that
+    names its class; a constructor's by those that call the class."""
+
+    SHOP = (
+        "class Order:\n"
+        "    def __init__(self, total):\n"
+        "        self.total = total\n\n"
+        "    def price(self):\n"
+        "        return {price}\n\n\n"
+        "def outer():\n"
+        "    def inner():\n"
+        "        return {inner}\n"
+        "    return inner\n"
+    )
+
+    def _seeds(self, **changed: str) -> set[str]:
+        values = {"price": "self.total", "inner": "Order"}
+        old = self.SHOP.format(**values)
+        new = self.SHOP.format(**(values | changed))
+        found = changed_exports(
+            "app/shop.py", _parse("app/shop.py", old), _parse("app/shop.py", new), _never
+        )
+        assert found is not None
+        return found.readers
+
+    def test_a_method_is_seen_by_its_name_not_its_class(self) -> None:
+        readers = self._seeds(price="str(self.total)")
+        assert "price" in readers
+        assert "Order" not in readers
+
+    def test_a_nested_function_is_seen_through_its_enclosing_function(self) -> None:
+        assert {"inner", "outer"} <= self._seeds(inner="dict")
+
+    def test_a_constructor_is_seen_by_the_callers_of_its_class(self) -> None:
+        old = self.SHOP.format(price="1", inner="1")
+        new = old.replace("def __init__(self, total):", "def __init__(self, total, tax=0):")
+        found = changed_exports(
+            "app/shop.py", _parse("app/shop.py", old), _parse("app/shop.py", new), _never
+        )
+        assert found is not None
+        assert {"Order", "__init__"} <= found.readers
+
+
 class TestDependents:
     """A changed export reaches the callers of its callers; an unused one reaches nobody."""
 

