@@ -115,8 +115,9 @@ def words(text: str | None) -> set[str]:
     return set(_WORD.findall(text)) if text else set()
 
 
-def expr_words(expr: Expr | None) -> set[str]:
-    """Every identifier an expression mentions."""
+def expr_words(expr: Expr | None, callees: set[str] | None = None) -> set[str]:
+    """Every identifier an expression mentions; into ``callees`` (when given) the
+    names of the callees whose results it uses."""
     out: set[str] = set()
     todo: list[Expr] = [expr] if expr is not None else []
     while todo:
@@ -127,6 +128,8 @@ def expr_words(expr: Expr | None) -> set[str]:
             out.add(e.name)
             todo.append(e.obj)
         elif isinstance(e, Call):
+            if callees is not None and (name := _name_of(e.func)):
+                callees.add(name)
             todo.append(e.func)
         elif isinstance(e, Item):
             todo.append(e.obj)
@@ -393,8 +396,7 @@ def _returned(part: _Scope | None) -> object:
     called: set[str] = set()  # callees whose results they use
 
     def take(expr: Expr | None) -> None:
-        wanted.update(expr_words(expr))
-        called.update(_callees(expr))
+        wanted.update(expr_words(expr, called))
 
     for expr in (*function.returns, *function.yields):
         take(expr)
@@ -448,27 +450,6 @@ def _seen_by(qualname: str, kinds: Mapping[str, str]) -> set[str]:
     return found
 
 
-def _callees(expr: Expr | None) -> set[str]:
-    """The names of the callees whose results an expression uses."""
-    out: set[str] = set()
-    todo: list[Expr] = [expr] if expr is not None else []
-    while todo:
-        e = todo.pop()
-        if isinstance(e, Call):
-            if isinstance(e.func, Name):
-                out.add(e.func.id)
-            elif isinstance(e.func, Attr):
-                out.add(e.func.name)
-            todo.append(e.func)
-        elif isinstance(e, Attr | Item | Protocol):
-            todo.append(e.obj)
-        elif isinstance(e, Container):
-            todo.extend(e.items)
-        elif isinstance(e, Either):
-            todo.extend(e.options)
-    return out
-
-
 def _plain(call: FlowCall) -> FlowCall:
     return replace(call, line=0, block=0)
 
@@ -478,7 +459,11 @@ def _plain_calls(part: _Scope | None) -> list[FlowCall]:
 
 
 def _callee_name(call: FlowCall) -> str:
-    func = call.func
+    return _name_of(call.func)
+
+
+def _name_of(func: Expr) -> str:
+    """The name a callee expression ends in (``a.b.c``: ``c``; "" for another kind)."""
     if isinstance(func, Name):
         return func.id
     if isinstance(func, Attr):
