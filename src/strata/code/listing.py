@@ -80,7 +80,7 @@ def _patched(
         entries.extend(added)
         entries.sort(key=_tree_order)
     touched = gone | by_path.keys()
-    if any(_is_manifest(path) for path in touched):
+    if any(is_manifest(path) for path in touched):
         packages = _packages(git, entries)
     else:
         packages = previous.packages
@@ -91,11 +91,6 @@ def _tree_order(entry: TreeEntry) -> bytes:
     """Git's order of a recursive listing: the paths' bytes (a folder's entries sit
     where ``name/`` sorts among its siblings)."""
     return entry.path.encode(errors="surrogateescape")
-
-
-def _is_manifest(path: str) -> bool:
-    """Whether the packages read ``path`` (as a manifest, or as one whose content counts)."""
-    return is_manifest(path) or _read_as_manifest(path)
 
 
 def _read_as_manifest(path: str) -> bool:

@@ -249,9 +249,7 @@ class DemandSolver(Solver):
             if kind == "e":
                 if items or var[1][1] in paths:  # type: ignore[index]
                     tainted.add(var)
-            elif var[1] in paths or (
-                named and (kind == "a" or (kind == "v" and var[2] is None)) and var[3] in attrs
-            ):
+            elif var[1] in paths or (named and _named(var) and var[3] in attrs):
                 tainted.add(var)
         return tainted
 
@@ -462,6 +460,11 @@ def _capped(first: Iterable[Statement], rest: Iterable[Statement]) -> list[State
 __all__ = ["MAX_DEMAND", "DemandSolver", "Function", "Param"]
 
 
+def _named(var: Var) -> bool:
+    """An attribute, or a module global: a variable other files reach by its name."""
+    return var[0] == "a" or (var[0] == "v" and var[2] is None)
+
+
 class _VarsByFile:
     """Where a rebase finds the variables it resets without reading every variable
     (300k on Django after a full index, ~90 ms per push): each variable the solver
@@ -473,20 +476,17 @@ class _VarsByFile:
     """
 
     def __init__(self) -> None:
-        self._by_path: dict[object, list[Var]] = defaultdict(list)
+        self._by_path: dict[str, list[Var]] = defaultdict(list)
         self._by_name: dict[object, list[Var]] = defaultdict(list)
         self._elements: list[Var] = []
         self._noted = 0
 
     def note(self, var: Var) -> None:
         self._noted += 1
-        kind = var[0]
-        if kind == "e":
+        self._by_path[file_of(var)].append(var)
+        if var[0] == "e":
             self._elements.append(var)
-            self._by_path[var[1][1]].append(var)  # type: ignore[index]
-            return
-        self._by_path[var[1]].append(var)
-        if kind == "a" or (kind == "v" and var[2] is None):
+        elif _named(var):
             self._by_name[var[3]].append(var)
 
     def candidates(self, paths: set[str], names: set[str], elements: bool) -> Iterator[Var]:
