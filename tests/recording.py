@@ -42,3 +42,13 @@ def recorded_writes(monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]) 
         patch.setattr(Tx, "run", recording)
         act()
     return seen
+
+
+def recorded_statements(
+    monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]
+) -> tuple[list[Read], list[str]]:
+    """Run ``act`` against the real database; the reads it ran and the statements it
+    ran in write transactions, each in order."""
+    writes: list[str] = []
+    reads = recorded_reads(monkeypatch, lambda: writes.extend(recorded_writes(monkeypatch, act)))
+    return reads, writes

@@ -18,7 +18,7 @@ from strata.ontology import Ontology
 from strata.search import docs
 from strata.search.docs import SearchIndex
 from tests.integration.search.conftest import build_repo
-from tests.recording import recorded_reads, recorded_writes
+from tests.recording import recorded_statements
 
 C3 = datetime(2025, 5, 1, tzinfo=UTC)
 
@@ -68,23 +68,13 @@ class TestNodeDocuments:
         assert "settle_ledger" in changed
         assert "refund" not in changed  # unchanged symbols of the same file are not resent
         assert len({label for label, _ in result.changed_nodes}) > 1  # a File and Symbols
-        warmed_writes: list[str] = []
-        warmed = recorded_reads(
-            monkeypatch,
-            lambda: warmed_writes.extend(recorded_writes(monkeypatch, search.warm_push_statements)),
-        )
+        warmed, warmed_writes = recorded_statements(monkeypatch, search.warm_push_statements)
         assert len(warmed) == 2
         assert all(not rows for _, rows in warmed)  # read nothing
         assert [r["name"] for r in gateway.read(DOCS, repo=name)] == before  # wrote nothing
         counts: list[int] = []
-        pushed_writes: list[str] = []
-        pushed = recorded_reads(
-            monkeypatch,
-            lambda: pushed_writes.extend(
-                recorded_writes(
-                    monkeypatch, lambda: counts.append(search.sync_nodes(result.changed_nodes))
-                )
-            ),
+        pushed, pushed_writes = recorded_statements(
+            monkeypatch, lambda: counts.append(search.sync_nodes(result.changed_nodes))
         )
         if page > 2:  # the push's one read is a statement the worker planned after a job
             assert [text for text, _ in pushed] == [warmed[0][0]]
