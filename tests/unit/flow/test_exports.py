@@ -215,3 +215,63 @@ class TestDependents:
         seeds = _seeds(old, new)
         assert seeds is not None
         assert dependents(_repo(new), {"app/factory.py"}, seeds) == set()
+
+
+class TestElementWrites:
+    """An element write (``c[k] = v``) is seen through the container it changes: the
+    attribute or global that holds it, or the function that returns it; not through
+    every word of the target (``self`` is in every method of a repository)."""
+
+    STORE = (
+        "REGISTRY = {{}}\n\n\n"
+        "class Store:\n"
+        "    def put(self, key):\n"
+        "        self.data[key] = {held}\n\n"
+        "    def cache(self, key):\n"
+        "        rows = self.rows\n"
+        "        rows[key] = {aliased}\n\n\n"
+        "def register(key):\n"
+        "    REGISTRY[key] = {registered}\n"
+    )
+
+    def _readers(self, **changed: str) -> set[str]:
+        values = {"held": "key", "aliased": "key", "registered": "key"}
+        old = self.STORE.format(**values)
+        new = self.STORE.format(**(values | changed))
+        found = changed_exports(
+            "app/store.py", _parse("app/store.py", old), _parse("app/store.py", new), _never
+        )
+        assert found is not None
+        return found.readers
+
+    def test_an_attribute_container_is_seen_by_its_attribute_not_self(self) -> None:
+        readers = self._readers(held="str(key)")
+        assert "data" in readers
+        assert "self" not in readers
+
+    def test_a_local_alias_is_followed_to_the_attribute_it_holds(self) -> None:
+        readers = self._readers(aliased="str(key)")
+        assert "rows" in readers
+        assert not {"self", "key"} & readers
+
+    def test_a_global_written_inside_a_function_is_seen_by_its_name(self) -> None:
+        assert "REGISTRY" in self._readers(registered="str(key)")
+
+    def test_a_returned_container_reaches_the_callers_of_its_function(self) -> None:
+        table = (
+            "from app.factory import make_engine\n\n\n"
+            "def table(kind):\n"
+            "    d = {}\n"
+            '    d["engine"] = make_engine(kind)\n'
+            "    return d\n"
+        )
+        user = 'from app.table import table\n\n\ndef use():\n    return table("x")["engine"]\n'
+        old, new = FACTORY.format(returns="Diesel"), FACTORY.format(returns="Electric")
+        seeds = _seeds(old, new)
+        assert seeds is not None
+        files = _repo(new) | {
+            p: (str(hash(t)), _parse(p, t))
+            for p, t in (("app/table.py", table), ("app/user.py", user))
+        }
+        found = dependents(files, {"app/factory.py"}, seeds)
+        assert {"app/table.py", "app/user.py"} <= found

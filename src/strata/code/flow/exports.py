@@ -286,21 +286,31 @@ def _passed_on(
 
 
 def _local_taint(part: _Scope, taint: set[str]) -> set[str]:
-    """Locals assigned (transitively) from something tainted, within the scope."""
+    """Locals assigned (transitively) from something tainted, within the scope; a
+    local container an element write stores something tainted into (``d[k] = v``)
+    is tainted too: what reads the container reads its elements."""
     grown = set(taint)
     changed = True
     while changed:
         changed = False
         for assign in part.assigns:
-            target = assign.target
+            name = _written_local(assign.target)
             if (
-                isinstance(target, Name)
-                and target.id not in grown
+                name is not None
+                and name not in grown
                 and not expr_words(assign.value).isdisjoint(grown)
             ):
-                grown.add(target.id)
+                grown.add(name)
                 changed = True
     return grown
+
+
+def _written_local(target: Expr) -> str | None:
+    """The local name an assignment rebinds (``x = ...``) or whose container it
+    writes into (``x[k] = ...``, ``x[i][j] = ...``)."""
+    while isinstance(target, Item):
+        target = target.obj
+    return target.id if isinstance(target, Name) else None
 
 
 def _assigned_names(scope: str | None, part: _Scope, *, taint: set[str] | None) -> set[str]:
@@ -317,7 +327,35 @@ def _assigned_names(scope: str | None, part: _Scope, *, taint: set[str] | None) 
         elif isinstance(target, Name) and visible:
             out.add(target.id)
         elif isinstance(target, Item):
-            out |= expr_words(target.obj)
+            out |= _container_names(target.obj, part, visible=visible)
+    return out
+
+
+def _container_names(container: Expr, part: _Scope, *, visible: bool) -> set[str]:
+    """The names through which other files reach a container an element write changes.
+
+    Not every word of the target: ``self.data[k] = v`` is seen by who reads ``data``,
+    not by every file that says ``self``. A name the scope binds is followed to the
+    values bound to it (``d = self.cache; d[k] = v``: ``cache``; a fresh ``{}``: no
+    one); a global or class attribute (``visible``), a parameter or a free name is
+    seen by its name; a container an expression makes, by every name it mentions.
+    """
+    while isinstance(container, Item):
+        container = container.obj
+    if isinstance(container, Attr):
+        return {container.name}
+    if not isinstance(container, Name):
+        return expr_words(container)
+    name = container.id
+    bound = [a.value for a in part.assigns if isinstance(a.target, Name) and a.target.id == name]
+    if visible or not bound:
+        return {name}
+    out: set[str] = set()
+    for value in bound:
+        if isinstance(value, Attr):
+            out.add(value.name)
+        elif not isinstance(value, Container):
+            out |= expr_words(value)
     return out
 
 
