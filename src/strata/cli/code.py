@@ -102,40 +102,57 @@ def _reporter(bar: Progress, task: TaskID) -> Any:
     return report
 
 
+# The summary's columns, and the few kept when the terminal is too narrow for all
+# of them (13 columns need ~130; at 80 every cell was cut to `co…`).
+SUMMARY_COLUMNS = (
+    "commit", "mode", "files", "parsed", "lines", "symbols", "calls",
+    "unresolved", "facts", "created", "closed", "seconds", "lines/s",
+)  # fmt: skip
+NARROW_COLUMNS = ("commit", "mode", "files", "symbols", "calls", "facts", "seconds")
+WIDE_SUMMARY = 132
+
+
+def _summary_cells(r: IndexResult) -> dict[str, str]:
+    seconds = r.seconds.get("total", 0.0)
+    return {
+        "commit": r.commit[:12],
+        "mode": r.mode,
+        "files": f"{r.files_written}/{r.files_total}",
+        "parsed": f"{r.files_parsed:,}",
+        "lines": f"{r.lines:,}",
+        "symbols": f"{r.symbols:,}",
+        "calls": f"{r.calls_resolved:,}",
+        "unresolved": f"{r.calls_unresolved:,}",
+        "facts": f"{r.facts:,}",
+        "created": f"{r.created:,}",
+        "closed": f"{r.closed:,}",
+        "seconds": f"{seconds:.2f}",
+        "lines/s": f"{r.lines / seconds:,.0f}" if seconds and r.lines else "-",
+    }
+
+
+def summary_table(results: list[IndexResult], width: int) -> Table:
+    """The runs' summary for a terminal ``width`` columns wide: every column when it
+    fits; else one run as a column of fields, several runs with the main columns."""
+    cells = [_summary_cells(r) for r in results]
+    if width >= WIDE_SUMMARY:
+        table = Table(*SUMMARY_COLUMNS)
+        for row in cells:
+            table.add_row(*(row[c] for c in SUMMARY_COLUMNS))
+    elif len(cells) == 1:
+        table = Table("", "")
+        table.show_header = False
+        for column in SUMMARY_COLUMNS:
+            table.add_row(column, cells[0][column])
+    else:
+        table = Table(*NARROW_COLUMNS)
+        for row in cells:
+            table.add_row(*(row[c] for c in NARROW_COLUMNS))
+    return table
+
+
 def _summary(results: list[IndexResult]) -> None:
-    table = Table(
-        "commit",
-        "mode",
-        "files",
-        "parsed",
-        "lines",
-        "symbols",
-        "calls",
-        "unresolved",
-        "facts",
-        "created",
-        "closed",
-        "seconds",
-        "lines/s",
-    )
-    for r in results:
-        seconds = r.seconds.get("total", 0.0)
-        rate = f"{r.lines / seconds:,.0f}" if seconds and r.lines else "-"
-        table.add_row(
-            r.commit[:12],
-            r.mode,
-            f"{r.files_written}/{r.files_total}",
-            f"{r.files_parsed:,}",
-            f"{r.lines:,}",
-            f"{r.symbols:,}",
-            f"{r.calls_resolved:,}",
-            f"{r.calls_unresolved:,}",
-            f"{r.facts:,}",
-            f"{r.created:,}",
-            f"{r.closed:,}",
-            f"{seconds:.2f}",
-            rate,
-        )
+    table = summary_table(results, console.width)
     console.print(table)
     last = results[-1]
     if last.skipped:
