@@ -231,6 +231,7 @@ def dependents(
     through the scopes that pass the changed values on."""
     found: set[str] = set()
     done: dict[tuple[str, str | None], set[str]] = {}
+    split: dict[str, _Split] = {}  # a file seen in several rounds is split once
     frontier = Seeds(set(seeds.readers), set(seeds.params))
     every = Seeds(set(seeds.readers), set(seeds.params))
     while frontier:
@@ -243,7 +244,10 @@ def dependents(
                 continue
             if path not in changed:
                 found.add(path)
-            new.update(_passed_on(path, extract, every, done))
+            parts = split.get(path)
+            if parts is None:
+                parts = split[path] = _Split.of(extract)
+            new.update(_passed_on(path, parts, every, done))
         new.readers -= every.readers
         new.params -= every.params
         every.update(new)
@@ -251,14 +255,50 @@ def dependents(
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class _Split:
+    """One file's scopes as :func:`dependents` reads them, each with its words."""
+
+    scopes: tuple[_Words, ...]
+    kinds: Mapping[str, str]
+
+    @classmethod
+    def of(cls, extract: FileExtract) -> _Split:
+        scopes = _scopes(extract, ranked=False)
+        return cls(tuple(_Words.of(s, p) for s, p in scopes.items()), _kinds(extract))
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """One scope, every word it says, and the words of each assigned value and of
+    each call's arguments (what the taint of :func:`_passed_on` reads)."""
+
+    scope: str | None
+    part: _Scope
+    said: frozenset[str]
+    values: tuple[frozenset[str], ...]  # per assignment of ``part``
+    args: tuple[frozenset[str], ...]  # per call of ``part``
+
+    @classmethod
+    def of(cls, scope: str | None, part: _Scope) -> _Words:
+        return cls(
+            scope,
+            part,
+            frozenset(_scope_words(part)),
+            tuple(frozenset(expr_words(a.value)) for a in part.assigns),
+            tuple(frozenset(_call_args_words(c)) for c in part.calls),
+        )
+
+
 def _passed_on(
-    path: str, extract: FileExtract, seeds: Seeds, done: dict[tuple[str, str | None], set[str]]
+    path: str, split: _Split, seeds: Seeds, done: dict[tuple[str, str | None], set[str]]
 ) -> Seeds:
     """The seeds the scopes of one file pass on, for scopes that see ``seeds`` (a scope
     is looked at again only when it sees more of them than last time)."""
     out = Seeds()
-    for scope, part in _scopes(extract).items():
-        taint = _scope_words(part) & seeds.readers
+    for words_of in split.scopes:
+        scope, part = words_of.scope, words_of.part
+        taint = seeds.readers & words_of.said
         function = part.function
         last = scope.rsplit(".", 1)[-1] if scope else None
         owner = scope.rsplit(".", 2)[-2] if scope and scope.count(".") >= 1 else None
@@ -269,37 +309,34 @@ def _passed_on(
         if not taint or taint <= done.get((path, scope), set()):
             continue
         done[(path, scope)] = set(taint)
-        taint |= _local_taint(part, taint)
+        taint |= _local_taint(part, taint, words_of.values)
         if function is not None and (
             any(not expr_words(r).isdisjoint(taint) for r in function.returns)
             or not words(function.annotation).isdisjoint(taint)
             or any(not expr_words(d).isdisjoint(taint) for d in function.decorators)
         ):
-            out.readers |= _seen_by(scope, _kinds(extract)) if scope else set()
-        out.readers |= _assigned_names(scope, part, taint=taint)
-        for call in part.calls:
-            if not _call_args_words(call).isdisjoint(taint):
+            out.readers |= _seen_by(scope, split.kinds) if scope else set()
+        out.readers |= _assigned_names(scope, part, taint=taint, values=words_of.values)
+        for call, args in zip(part.calls, words_of.args, strict=True):
+            if not args.isdisjoint(taint):
                 name = _callee_name(call)
                 if name:
                     out.params.add(name)
     return out
 
 
-def _local_taint(part: _Scope, taint: set[str]) -> set[str]:
-    """Locals assigned (transitively) from something tainted, within the scope; a
-    local container an element write stores something tainted into (``d[k] = v``)
-    is tainted too: what reads the container reads its elements."""
+def _local_taint(part: _Scope, taint: set[str], values: tuple[frozenset[str], ...]) -> set[str]:
+    """Locals assigned (transitively) from something tainted, within the scope
+    (``values``: the words of each assigned value); a local container an element
+    write stores something tainted into (``d[k] = v``) is tainted too: what reads
+    the container reads its elements."""
     grown = set(taint)
     changed = True
     while changed:
         changed = False
-        for assign in part.assigns:
+        for assign, value in zip(part.assigns, values, strict=True):
             name = _written_local(assign.target)
-            if (
-                name is not None
-                and name not in grown
-                and not expr_words(assign.value).isdisjoint(grown)
-            ):
+            if name is not None and name not in grown and not value.isdisjoint(grown):
                 grown.add(name)
                 changed = True
     return grown
@@ -313,14 +350,23 @@ def _written_local(target: Expr) -> str | None:
     return target.id if isinstance(target, Name) else None
 
 
-def _assigned_names(scope: str | None, part: _Scope, *, taint: set[str] | None) -> set[str]:
+def _assigned_names(
+    scope: str | None,
+    part: _Scope,
+    *,
+    taint: set[str] | None,
+    values: tuple[frozenset[str], ...] | None = None,
+) -> set[str]:
     """Names other files may read from the scope's assignments (all of them when
-    ``taint`` is None, else those whose value is tainted)."""
+    ``taint`` is None, else those whose value is tainted; ``values``: the words of
+    each assigned value, when known)."""
     out: set[str] = set()
     visible = scope is None or part.kind in CLASS_KINDS
-    for assign in part.assigns:
-        if taint is not None and expr_words(assign.value).isdisjoint(taint):
-            continue
+    for i, assign in enumerate(part.assigns):
+        if taint is not None:
+            value = values[i] if values is not None else expr_words(assign.value)
+            if value.isdisjoint(taint):
+                continue
         target = assign.target
         if isinstance(target, Attr):
             out.add(target.name)
@@ -382,8 +428,9 @@ def _imports(extract: FileExtract) -> list[tuple[str, tuple[str, ...], str | Non
     return [(i.module, i.names, i.alias) for i in extract.imports]
 
 
-def _scopes(extract: FileExtract) -> dict[str | None, _Scope]:
-    """The file's flow split by scope, positions replaced by their rank in the scope."""
+def _scopes(extract: FileExtract, *, ranked: bool = True) -> dict[str | None, _Scope]:
+    """The file's flow split by scope, positions replaced by their rank in the scope
+    (what a comparison of two versions needs; ``ranked=False`` keeps them as they are)."""
     flow = extract.flow or FileFlow()
     kinds = {s.qualname: s.kind for s in extract.symbols}
     functions = {f.qualname: f for f in flow.functions}
@@ -395,13 +442,18 @@ def _scopes(extract: FileExtract) -> dict[str | None, _Scope]:
         calls[call.scope].append(call)
     out: dict[str | None, _Scope] = {}
     for scope in {*functions, *assigns, *calls}:
+        function = functions.get(scope) if scope is not None else None
+        kind = kinds.get(scope) if scope is not None else None
+        if not ranked:
+            out[scope] = _Scope(function, tuple(assigns[scope]), tuple(calls[scope]), kind)
+            continue
         lines = _ranks([a.line for a in assigns[scope]] + [c.line for c in calls[scope]])
         blocks = _ranks([a.block for a in assigns[scope]] + [c.block for c in calls[scope]])
         out[scope] = _Scope(
-            functions.get(scope) if scope is not None else None,
+            function,
             tuple(replace(a, line=lines[a.line], block=blocks[a.block]) for a in assigns[scope]),
             tuple(replace(c, line=lines[c.line], block=blocks[c.block]) for c in calls[scope]),
-            kinds.get(scope) if scope is not None else None,
+            kind,
         )
     return out
 
