@@ -89,6 +89,9 @@ class ExtractSet:
 
     commit: str | None = None
     files: dict[str, tuple[str, FileExtract]] = field(default_factory=dict)
+    # Per path, the digest of the facts the graph holds for the file at ``commit``
+    # (:func:`strata.code.sync.facts_digest`); in memory only, never on disk.
+    digests: dict[str, bytes] = field(default_factory=dict)
 
     def by_blob(self) -> dict[str, FileExtract]:
         return {blob: extract for blob, extract in self.files.values()}

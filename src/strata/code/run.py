@@ -30,6 +30,8 @@ class IndexResult:
     files_total: int = 0
     files_parsed: int = 0
     files_written: int = 0
+    # Of those, files whose new facts equal what the graph holds (by digest): not re-synced.
+    files_same: int = 0
     files_deleted: int = 0
     lines: int = 0
     symbols: int = 0

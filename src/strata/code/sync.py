@@ -15,6 +15,7 @@ that order.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -106,6 +107,27 @@ class Sync:
             batches, workers=self.workers, fresh=fresh, on_done=progress
         )
         _add(result, [total])
+
+
+def facts_digest(facts: Iterable[Fact]) -> bytes:
+    """A digest of what re-syncing ``facts`` compares (:func:`strata.graph.resync.resync`):
+    each fact's slot, scope, content, end and kind of change, in order; not its valid
+    time or its source (a commit changes those and nothing the graph would store anew).
+
+    A file whose facts digest as the head's did holds those very facts already: it is
+    not read back or written. Two lists that differ only in order digest differently,
+    which costs a re-sync, never a missed change.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for fact in facts:
+        if isinstance(fact, StateFact):
+            slot: object = (fact.label, fact.key, fact.identity)
+        else:
+            slot = (fact.type, fact.src.label, fact.src.key, fact.dst.label, fact.dst.key)
+        described = (slot, fact.scope, fact.props, fact.invalid_at, fact.change)
+        digest.update(repr(described).encode())
+        digest.update(b"\x00")
+    return digest.digest()
 
 
 def _is_branch(fact: Fact) -> bool:

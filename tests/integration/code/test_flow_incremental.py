@@ -176,3 +176,40 @@ class TestBodyChange:
             expected = [(start, "flow"), ("pick", "import")]
             assert callees(code_reads, ontology, full, when) == expected
             assert callees(code_reads, ontology, name, when) == expected
+
+
+C4 = datetime(2025, 8, 1, tzinfo=UTC)
+
+
+class TestSameFacts:
+    """A file re-resolved because something it may see changed, whose facts come out as
+    the graph holds them, is not re-synced; the head's digests follow every run, so a
+    later change of that file's facts is written all the same."""
+
+    def test_a_dependent_resolving_as_before_is_not_re_synced(
+        self,
+        garage: tuple[GitRepo, list[str]],
+        indexer: CodeIndexer,
+        code_reads: CodeReads,
+        ontology: Ontology,
+        unique: str,
+    ) -> None:
+        repo, shas = garage
+        repo.write("app/factory.py", FACTORY.format(returns="Diesel"))
+        shas.append(repo.commit("diesel again", C3))  # back: drive() calls Diesel.start
+        repo.write("app/factory.py", FACTORY.format(returns="Electric"))
+        shas.append(repo.commit("electric again", C4))
+        name = f"same-{unique}"
+        results = indexer.index_history(Git(repo.path), name, "main", shas)
+        assert [r.mode for r in results] == ["full", *["incremental"] * 3]
+        for result in results[1:]:
+            # The factory, pick()'s file and drive()'s are re-resolved; pick() still
+            # calls make_engine (its facts are the head's), drive() calls another start.
+            assert result.files_written == 3
+            assert result.files_same == 1
+        for when, start in ((C1, "Diesel.start"), (C2, "Electric.start")):
+            expected = [(start, "flow"), ("pick", "import")]
+            assert callees(code_reads, ontology, name, when) == expected
+        for when, start in ((C3, "Diesel.start"), (C4, "Electric.start")):
+            expected = [(start, "flow"), ("pick", "import")]
+            assert callees(code_reads, ontology, name, when) == expected
