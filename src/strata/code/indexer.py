@@ -25,6 +25,7 @@ from strata.code.listing import Listings, list_tree
 from strata.code.model import FileExtract
 from strata.code.modules import ModuleIndex
 from strata.code.parallel import parse_parallel
+from strata.code.pending import PendingWrites
 from strata.code.plan import Planner
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
@@ -93,8 +94,9 @@ class CodeIndexer:
         self.progress = progress or (lambda phase, counters: None)
         self.statements = statements
         self.listings = listings
-        self.planner = Planner(store, self.code_reads)
-        self.sync = Sync(store, workers=workers, batch_size=batch_size, progress=self.progress)
+        pending = PendingWrites(reads.gateway)
+        self.planner = Planner(store, self.code_reads, pending)
+        self.sync = Sync(store, workers, batch_size, self.progress, pending)
 
     # -- entry points ----------------------------------------------------------------
 
@@ -128,6 +130,11 @@ class CodeIndexer:
                 run.release()  # freed now, not left to a full collection (strata.code.heap)
         run.result.files_deleted = len(deleted)
         self._changed_symbols(run, write, deleted)
+        # The head's digests stop vouching for the files about to be written: a write of
+        # several transactions that fails halfway leaves some of them with other facts,
+        # and the next run (from the same head) must read those back, not skip them.
+        for path in synced | deleted:
+            run.previous.digests.pop(path, None)
         with heap_frozen():
             self.sync.write(run, synced | deleted, states, edges, self._repository_facts(run))
         run.extracts.commit = run.snapshot.commit.sha

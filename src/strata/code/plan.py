@@ -21,6 +21,7 @@ from strata.code.flow.exports import Seeds, changed_exports, dependents, known_m
 from strata.code.flow.model import FlowCall
 from strata.code.model import FileExtract
 from strata.code.modules import FAMILY, ModuleIndex, binding_paths
+from strata.code.pending import PendingWrites
 from strata.code.reads import CodeReads
 from strata.code.resolver import Resolver
 from strata.code.run import Run
@@ -31,13 +32,15 @@ from strata.ontology.model import STATE
 class Planner:
     """The plan phase of :class:`~strata.code.indexer.CodeIndexer`."""
 
-    def __init__(self, store: FactStore, code_reads: CodeReads) -> None:
+    def __init__(self, store: FactStore, code_reads: CodeReads, pending: PendingWrites) -> None:
         self.store = store
         self.code_reads = code_reads
+        self.pending = pending
 
     def plan(self, run: Run) -> tuple[set[str], set[str]]:
         """Which files to re-sync and which vanished."""
         snap = run.snapshot
+        run.pending = self.pending.read(snap.repo, snap.ref)
         if run.result.mode == "incremental" and run.result.base is not None:
             return self._incremental_paths(run, run.result.base)
         present = set(run.extracts.files)
@@ -61,6 +64,14 @@ class Planner:
                 changed.add(change.path)
             if change.old_path is not None and change.old_path != change.path:
                 deleted.add(change.old_path)
+        stopped = run.pending
+        if stopped is not None and stopped.commit != base:
+            # A write from this head stopped halfway: its files may hold other facts than
+            # the head's, whatever git's diff says. Re-synced, read back, never skipped.
+            changed |= stopped.paths & present
+            deleted |= stopped.paths - present
+            for path in stopped.paths:
+                run.previous.digests.pop(path, None)
         changed &= present
         deleted -= present
         open_now = self._open_files(repo, ref, changed | deleted)  # disjoint sets

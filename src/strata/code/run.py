@@ -10,6 +10,7 @@ from typing import Any
 from strata.code.cache import ExtractSet
 from strata.code.flow.statements import StatementIndex
 from strata.code.modules import ModuleIndex, PackageInfo
+from strata.code.pending import Pending
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.resolver import Resolver
 from strata.git import Git
@@ -78,6 +79,8 @@ class Run:
     reusable: ExtractSet = field(default_factory=ExtractSet)
     index: ModuleIndex = field(default_factory=lambda: ModuleIndex({}, []))
     resolver: Resolver | None = None  # built once: planning asks its flow for dependents
+    # The note of a write of this ref that stopped halfway (strata.code.pending), if any.
+    pending: Pending | None = None
     # The flow's writers' index this process keeps for the repository (None: built anew).
     statements: StatementIndex | None = None
 

@@ -19,6 +19,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from strata.code.pending import PendingWrites
 from strata.code.run import IndexResult, Progress, Run
 from strata.facts import EdgeFact, Fact, StateFact, state_key
 from strata.graph.resync import Resync, resync
@@ -34,6 +35,7 @@ class Sync:
     workers: int
     batch_size: int
     progress: Progress
+    pending: PendingWrites
 
     def write(
         self,
@@ -75,16 +77,23 @@ class Sync:
             [*late, *repo.closures.edges],
             branch,
         ]
-        if sum(len(group) for group in groups) <= self.batch_size:
+        snap = run.snapshot
+        single = sum(len(group) for group in groups) <= self.batch_size
+        if single:
             # A push's few facts: one transaction, in the same order (one commit, not
             # five: ~25 ms each); the head lands with everything else or not at all.
             self.send([fact for group in groups for fact in group], result)
         else:
+            # Several transactions: the files are noted first, so a write that stops
+            # before the head has them re-synced by the next run (strata.code.pending).
+            self.pending.mark(snap.repo, snap.ref, snap.commit.sha, paths)
             # When the files' scopes held nothing open (a first index), their facts
             # skip the reads.
             fresh_of = (False, files.fresh, files.fresh, False, False)
             for group, fresh in zip(groups, fresh_of, strict=True):
                 self.send(group, result, fresh=fresh)
+        if run.pending is not None or not single:
+            self.pending.clear(snap.repo, snap.ref)  # the head landed
         run.clock.lap("write")
 
     def _resync(self, scopes: list[str], facts: list[Fact], run: Run) -> Resync:

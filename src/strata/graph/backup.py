@@ -45,7 +45,7 @@ PAGE = 5000
 BATCH = 2000
 RESTORE_LABEL = "StrataRestore"
 # Labels of Strata's own bookkeeping (not facts): written by migrations, keys, the registry.
-BOOKKEEPING_LABELS = ("Migration", "RepoRegistration", "ApiKey", "LocalSource")
+BOOKKEEPING_LABELS = ("Migration", "RepoRegistration", "ApiKey", "LocalSource", "IndexPending")
 # Derived search documents are rebuilt from the facts on the first search or reindex
 # after a restore, so a backup leaves them, and their INDEXES edges, out.
 DERIVED = frozenset(DERIVED_LABELS)

@@ -8,9 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer
+from strata.code.pending import PendingWrites
 from strata.code.reads import CodeReads
+from strata.code.run import IndexResult
+from strata.code.sync import Sync
+from strata.errors import TransientDatabaseError
+from strata.facts import Fact, StateFact
 from strata.git import Git
+from strata.graph.gateway import Gateway
+from strata.graph.reads import Reads
+from strata.graph.store import FactStore
 from strata.ontology import Ontology
 from strata.temporal import AsOf
 from tests.gitrepo import GitRepo
@@ -213,3 +222,57 @@ class TestSameFacts:
         for when, start in ((C3, "Diesel.start"), (C4, "Electric.start")):
             expected = [(start, "flow"), ("pick", "import")]
             assert callees(code_reads, ontology, name, when) == expected
+
+    def test_a_write_that_stops_halfway_is_re_synced_by_the_next_run(
+        self,
+        garage: tuple[GitRepo, list[str]],
+        gateway: Gateway,
+        ontology: Ontology,
+        code_reads: CodeReads,
+        tmp_path: Path,
+        unique: str,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        repo, shas = garage
+        repo.write("app/factory.py", FACTORY.format(returns="Diesel"))
+        shas.append(repo.commit("diesel again", C3))
+        # Batches of a few facts: the file facts land in transactions before the head.
+        indexer = CodeIndexer(
+            FactStore(gateway, ontology),
+            Reads(gateway, ontology),
+            cache=ExtractCache(tmp_path / "cache"),
+            batch_size=4,
+        )
+        name = f"halfway-{unique}"
+        git = Git(repo.path)
+        indexer.index(git, name, "main", shas[0])
+        send = Sync.send
+
+        def fail_at_the_head(
+            self: Sync, facts: list[Fact], result: IndexResult, **kw: bool
+        ) -> None:
+            if any(isinstance(f, StateFact) and f.label == "Branch" for f in facts):
+                raise TransientDatabaseError("the connection dropped before the head")
+            send(self, facts, result, **kw)
+
+        with monkeypatch.context() as patched:
+            patched.setattr(Sync, "send", fail_at_the_head)
+            with pytest.raises(TransientDatabaseError):
+                indexer.index(git, name, "main", shas[1])  # drive() -> Electric.start written
+        noted = PendingWrites(gateway).read(name, "main")
+        assert noted is not None
+        assert noted.commit == shas[1]
+        assert {"app/factory.py", "app/driver.py"} <= noted.paths
+        held = indexer.cache.held(name, "main")
+        assert held is not None
+        assert held.commit == shas[0]
+        assert {"app/factory.py", "app/driver.py"}.isdisjoint(held.digests)
+        assert "app/garage.py" in held.digests  # not written: its facts are the head's
+        # Back to the head's content: drive()'s facts equal the head's digest, but the
+        # failed run left other facts in the graph; they are read back and corrected.
+        result = indexer.index(git, name, "main", shas[2])
+        assert result.mode == "incremental"
+        assert result.base == shas[0]  # the head never moved to the failed run's commit
+        expected = [("Diesel.start", "flow"), ("pick", "import")]
+        assert callees(code_reads, ontology, name, C3) == expected
+        assert PendingWrites(gateway).read(name, "main") is None  # the head landed
