@@ -135,19 +135,16 @@ def summary_table(results: list[IndexResult], width: int) -> Table:
     """The runs' summary for a terminal ``width`` columns wide: every column when it
     fits; else one run as a column of fields, several runs with the main columns."""
     cells = [_summary_cells(r) for r in results]
-    if width >= WIDE_SUMMARY:
-        table = Table(*SUMMARY_COLUMNS)
-        for row in cells:
-            table.add_row(*(row[c] for c in SUMMARY_COLUMNS))
-    elif len(cells) == 1:
-        table = Table("", "")
-        table.show_header = False
+    wide = width >= WIDE_SUMMARY
+    if not wide and len(cells) == 1:
+        table = Table("", "", show_header=False)
         for column in SUMMARY_COLUMNS:
             table.add_row(column, cells[0][column])
-    else:
-        table = Table(*NARROW_COLUMNS)
-        for row in cells:
-            table.add_row(*(row[c] for c in NARROW_COLUMNS))
+        return table
+    columns = SUMMARY_COLUMNS if wide else NARROW_COLUMNS
+    table = Table(*columns)
+    for row in cells:
+        table.add_row(*(row[c] for c in columns))
     return table
 
 
