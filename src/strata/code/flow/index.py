@@ -100,9 +100,8 @@ class FlowIndex:
         answers from earlier questions; 100 of Django's files differed after a push
         that re-resolved 2,134): a run that re-resolves many files starts over.
         """
-        solver = self._solver
-        if solver is not None and solver.moved_names is not None:  # rebased
-            self._solver = None
+        if self._solver is not None and self._solver.moved_names is not None:  # rebased
+            self._solver = None  # the old one is freed before the new one is built
             self._solver = DemandSolver(self.lookup, self.flows, self.statements)
 
     def keep(self) -> None:
