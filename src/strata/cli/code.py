@@ -12,6 +12,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Table
 
 from strata.cli.console import console, say, settings
+from strata.cli.main import skip_teardown
 from strata.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ def index(
                 progress=_reporter(bar, task),
             )
     _summary(results)
+    skip_teardown()  # the index's heap is done with; everything it wrote is on disk
 
 
 def _parse_since(value: str | None) -> datetime | None:
