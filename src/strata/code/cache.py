@@ -12,7 +12,9 @@ unreadable, torn or foreign cache file only means re-parsing.
   that left the tree leaves the cache with the next save.
 - Written atomically (a per-process temporary file, then a rename; the last
   writer wins), by a non-daemon thread that :meth:`ExtractCache.flush` joins:
-  the CLI and the worker flush before they report or exit.
+  the CLI and the worker flush before they report or exit. The indexer
+  *stages* a run's set before its graph write (the pickling overlaps the
+  write) and has it renamed into place only once the write succeeded.
 - A push changes a few files of a large set: when this process knows what the
   set file holds, it writes only a *delta* beside it (the changed paths, the
   commit it applies to and the set file's write id), and rewrites the whole set
@@ -81,6 +83,26 @@ class _OnDisk:
     commit: str | None
     files: dict[str, tuple[str, FileExtract]]
     deltas: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """A record written to ``tmp``, to be renamed to ``path``; ``record`` is what
+    this process then knows the ref's files hold."""
+
+    key: tuple[str, str]
+    path: Path
+    tmp: Path
+    record: _OnDisk
+
+
+@dataclass(slots=True)
+class _Staging:
+    """A set being written by :meth:`ExtractCache.stage`; ``ready`` once written."""
+
+    key: tuple[str, str]
+    extracts: ExtractSet
+    ready: _Written | None = None
 
 
 @dataclass(slots=True)
@@ -164,6 +186,7 @@ class ExtractCache:
         self._memory: OrderedDict[tuple[str, str], ExtractSet] = OrderedDict()
         self._disk: dict[tuple[str, str], _OnDisk] = {}
         self._writer: threading.Thread | None = None
+        self._staged: _Staging | None = None
 
     def path(self, repo: str, ref: str) -> Path:
         """The file that holds ``repo``/``ref`` for this extractor version."""
@@ -195,24 +218,59 @@ class ExtractCache:
         return self._memory.get((repo, ref))
 
     def save(self, repo: str, ref: str, extracts: ExtractSet) -> None:
-        """Remember at once; write to disk on a (non-daemon) thread, off the index's path."""
+        """Remember at once; write to disk on a (non-daemon) thread, off the index's path.
+
+        A set :meth:`stage` already writes is published instead: the file it
+        wrote is renamed into place (after its thread is done).
+        """
         key = (repo, ref)
         self._remember(key, extracts)
-        self.flush()  # one write at a time, in order
-        writer = threading.Thread(
-            target=self._persist,
-            args=(self.path(repo, ref), key, extracts),
-            name="strata-extract-cache",
-            daemon=False,  # a daemon thread dies with the CLI, and the write with it
-        )
-        self._writer = writer
-        writer.start()
+        staged = self._staged
+        if staged is not None and staged.key == key and staged.extracts is extracts:
+            self.flush()
+            self._staged = None
+            if staged.ready is not None:
+                self._publish(staged.ready)
+            return
+        self.discard()
+        self._start(self._persist, self.path(repo, ref), key, extracts)
+
+    def stage(self, repo: str, ref: str, extracts: ExtractSet) -> None:
+        """Start writing ``extracts`` to disk where no reader looks yet: :meth:`save`
+        of the same set publishes it, :meth:`discard` drops it.
+
+        The indexer stages its new set before its graph write and saves it after:
+        the pickling overlaps the write (3 s of a full Django index), and a write
+        that fails leaves on disk the set of the head the graph still has.
+        """
+        self.discard()
+        staged = _Staging((repo, ref), extracts)
+        self._staged = staged
+        self._start(self._stage, self.path(repo, ref), staged)
+
+    def discard(self) -> None:
+        """Drop a staged set that was not saved (its write failed)."""
+        staged, self._staged = self._staged, None
+        self.flush()
+        if staged is not None and staged.ready is not None:
+            staged.ready.tmp.unlink(missing_ok=True)
 
     def flush(self) -> None:
         """Wait for the pending write (the CLI and the worker call it before they report)."""
         writer, self._writer = self._writer, None
         if writer is not None:
             writer.join()
+
+    def _start(self, target: Callable[..., None], *args: Any) -> None:
+        self.flush()  # one write at a time, in order
+        writer = threading.Thread(
+            target=target,
+            args=args,
+            name="strata-extract-cache",
+            daemon=False,  # a daemon thread dies with the CLI, and the write with it
+        )
+        self._writer = writer
+        writer.start()
 
     def _read(self, path: Path, key: tuple[str, str]) -> ExtractSet | None:
         loaded = _load(path)
@@ -242,30 +300,53 @@ class ExtractCache:
 
     def _persist(self, path: Path, key: tuple[str, str], extracts: ExtractSet) -> None:
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            known = self._disk.get(key)
-            if known is not None and known.deltas < MAX_DELTAS and path.exists():
-                # An extract is a function of its blob (the version is fixed), so blobs tell.
-                changes: dict[str, tuple[str, FileExtract] | None] = {
-                    p: e
-                    for p, e in extracts.files.items()
-                    if (known.files.get(p) or ("", None))[0] != e[0]
-                }
-                changes.update({p: None for p in known.files if p not in extracts.files})
-                if len(changes) * 10 < max(len(extracts.files), 1):
-                    n = known.deltas + 1
-                    head = (FORMAT, self.version, known.write_id, known.commit, extracts.commit)
-                    _write_atomic(_delta_path(path, n), head, changes)
-                    self._disk[key] = _OnDisk(known.write_id, extracts.commit, extracts.files, n)
-                    return
-            write_id = uuid.uuid4().hex
-            _write_atomic(path, (FORMAT, self.version, write_id, extracts.commit), extracts.files)
-            self._disk[key] = _OnDisk(write_id, extracts.commit, extracts.files, 0)
-            for n in range(1, MAX_DELTAS + 1):  # they belong to the set file just replaced
-                _delta_path(path, n).unlink(missing_ok=True)
-            self._evict(keep=path)
+            self._publish(self._prepare(path, key, extracts))
         except OSError:
             log.warning("could not write the extract cache %s", path.name, exc_info=True)
+
+    def _stage(self, path: Path, staging: _Staging) -> None:
+        try:
+            staging.ready = self._prepare(path, staging.key, staging.extracts)
+        except OSError:
+            log.warning("could not write the extract cache %s", path.name, exc_info=True)
+
+    def _prepare(self, path: Path, key: tuple[str, str], extracts: ExtractSet) -> _Written:
+        """Write the set, or a delta when this process knows the set file, to a
+        temporary file beside where it goes."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        known = self._disk.get(key)
+        if known is not None and known.deltas < MAX_DELTAS and path.exists():
+            # An extract is a function of its blob (the version is fixed), so blobs tell.
+            changes: dict[str, tuple[str, FileExtract] | None] = {
+                p: e
+                for p, e in extracts.files.items()
+                if (known.files.get(p) or ("", None))[0] != e[0]
+            }
+            changes.update({p: None for p in known.files if p not in extracts.files})
+            if len(changes) * 10 < max(len(extracts.files), 1):
+                n = known.deltas + 1
+                target = _delta_path(path, n)
+                delta_head = (FORMAT, self.version, known.write_id, known.commit, extracts.commit)
+                record = _OnDisk(known.write_id, extracts.commit, extracts.files, n)
+                return _Written(key, target, _write_tmp(target, delta_head, changes), record)
+        write_id = uuid.uuid4().hex
+        head = (FORMAT, self.version, write_id, extracts.commit)
+        record = _OnDisk(write_id, extracts.commit, extracts.files, 0)
+        return _Written(key, path, _write_tmp(path, head, extracts.files), record)
+
+    def _publish(self, written: _Written) -> None:
+        """Rename a prepared file into place: readers see all of it or nothing."""
+        try:
+            written.tmp.replace(written.path)
+        except OSError:
+            written.tmp.unlink(missing_ok=True)
+            log.warning("could not write the extract cache %s", written.path.name, exc_info=True)
+            return
+        self._disk[written.key] = written.record
+        if written.record.deltas == 0:
+            for n in range(1, MAX_DELTAS + 1):  # they belong to the set file just replaced
+                _delta_path(written.path, n).unlink(missing_ok=True)
+            self._evict(keep=written.path)
 
     def _evict(self, *, keep: Path) -> None:
         """Drop the least recently written sets past ``max_bytes``, and stale temporaries."""
@@ -306,7 +387,7 @@ def _load(path: Path) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     # generational passes over the growing heap cost more than the unpickling itself.
     try:
         with collector_paused(), path.open("rb") as handle:
-            # One pickle per chunk, each with its own memo (see _write_atomic).
+            # One pickle per chunk, each with its own memo (see _write_tmp).
             head = pickle.load(handle)  # noqa: S301 - our own cache file
             if not isinstance(head, tuple) or not head:
                 return None
@@ -381,8 +462,9 @@ def extract_pickler(stream: IO[bytes]) -> pickle.Pickler:
     return pickler
 
 
-def _write_atomic(path: Path, head: tuple[Any, ...], entries: dict[str, Any]) -> None:
-    """A per-process temporary file, then a rename: readers see all of it or nothing.
+def _write_tmp(path: Path, head: tuple[Any, ...], entries: dict[str, Any]) -> Path:
+    """A per-process temporary file beside ``path`` holding the record; renamed into
+    place by the caller (readers then see all of it or nothing).
 
     The entries go as one pickle per :data:`CHUNK_ENTRIES` of them, each with its
     own memo: one pickle of a whole Django set held a memo of every object in it
@@ -395,6 +477,7 @@ def _write_atomic(path: Path, head: tuple[Any, ...], entries: dict[str, Any]) ->
         with tmp.open("wb") as handle:
             for record in (head, *chunks, _END):
                 extract_pickler(handle).dump(record)
-        tmp.replace(path)
-    finally:
+    except BaseException:
         tmp.unlink(missing_ok=True)
+        raise
+    return tmp

@@ -48,6 +48,18 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def freeze_before_resuming() -> None:
+    """Freeze what is alive, as the last step of a :func:`collector_paused` block
+    that :func:`heap_frozen` follows.
+
+    Everything made while the collector was paused is still in its youngest
+    generation, and the first allocation after it is back on starts a pass
+    over that generation: over every object of a run (1.25 s after a full
+    Django index). Frozen first, they are left out of that pass too.
+    """
+    gc.freeze()
+
+
 @contextmanager
 def heap_frozen() -> Iterator[None]:
     """Inside, the collector's passes leave out every object alive on entry

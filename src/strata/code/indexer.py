@@ -20,7 +20,7 @@ from typing import Any
 
 from strata.code.cache import ExtractCache, ExtractSet
 from strata.code.flow.statements import StatementIndexes
-from strata.code.heap import collector_paused, heap_frozen
+from strata.code.heap import collector_paused, freeze_before_resuming, heap_frozen
 from strata.code.listing import Listings, list_tree
 from strata.code.model import FileExtract
 from strata.code.modules import ModuleIndex
@@ -128,18 +128,26 @@ class CodeIndexer:
                 synced, states, edges = self._project(run, write)
             finally:
                 run.release()  # freed now, not left to a full collection (strata.code.heap)
-        run.result.files_deleted = len(deleted)
-        self._changed_symbols(run, write, deleted)
-        # The head's digests stop vouching for the files about to be written: a write of
-        # several transactions that fails halfway leaves some of them with other facts,
-        # and the next run (from the same head) must read those back, not skip them.
-        for path in synced | deleted:
-            run.previous.digests.pop(path, None)
-        with heap_frozen():
-            self.sync.write(run, synced | deleted, states, edges, self._repository_facts(run))
-        run.extracts.commit = run.snapshot.commit.sha
+            run.result.files_deleted = len(deleted)
+            self._changed_symbols(run, write, deleted)
+            # The head's digests stop vouching for the files about to be written: a write
+            # of several transactions that fails halfway leaves some of them with other
+            # facts, and the next run (from the same head) must read those back.
+            for path in synced | deleted:
+                run.previous.digests.pop(path, None)
+            # Staged now, so the cache's thread pickles while this one waits on Neo4j;
+            # published only if the write succeeds (else the head's set stays).
+            run.extracts.commit = run.snapshot.commit.sha
+            self.cache.stage(repo, ref, run.extracts)
+            freeze_before_resuming()
+        try:
+            with heap_frozen():
+                facts = self._repository_facts(run)
+                self.sync.write(run, synced | deleted, states, edges, facts)
+        except BaseException:
+            self.cache.discard()
+            raise
         self.cache.save(repo, ref, run.extracts)
-        run.clock.lap("cache")
         run.result.seconds = run.clock.done()
         self.progress("done", run.result.as_dict())
         return run.result

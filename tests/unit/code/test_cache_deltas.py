@@ -53,3 +53,43 @@ class TestDeltas:
         main = cache.path("r", "main")
         assert not main.with_name(main.name + f".{MAX_DELTAS}.delta").exists()
         assert ExtractCache(tmp_path, version="v").load("r", "main").commit == f"c{MAX_DELTAS + 1}"
+
+
+class TestStaging:
+    """A staged set is written before the graph write and is seen only once saved."""
+
+    def test_a_staged_set_is_not_read_until_saved(self, tmp_path: Path) -> None:
+        cache = ExtractCache(tmp_path, version="v")
+        cache.save("r", "main", _set("c1", 40))
+        cache.flush()
+        staged = _set("c2", 40, changed=3)
+        cache.stage("r", "main", staged)
+        cache.flush()  # written, not yet in place
+        assert ExtractCache(tmp_path, version="v").load("r", "main").commit == "c1"
+        cache.save("r", "main", staged)
+        loaded = ExtractCache(tmp_path, version="v").load("r", "main")
+        assert loaded.commit == "c2"
+        assert loaded.files["m3.py"][0] == "blob3-True"
+        assert not list(tmp_path.glob("*.tmp"))
+
+    def test_a_discarded_set_leaves_the_head_set_and_no_temporary(self, tmp_path: Path) -> None:
+        """The indexer discards when its write failed: the graph still has the old
+        head, and the next process must find that head's set, not the failed run's."""
+        cache = ExtractCache(tmp_path, version="v")
+        cache.save("r", "main", _set("c1", 40))
+        cache.flush()
+        cache.stage("r", "main", _set("c2", 40, changed=7))
+        cache.discard()
+        assert ExtractCache(tmp_path, version="v").load("r", "main").commit == "c1"
+        assert not list(tmp_path.glob("*.tmp"))
+        cache.save("r", "main", _set("c3", 40, changed=1))  # the next run writes on as before
+        cache.flush()
+        assert ExtractCache(tmp_path, version="v").load("r", "main").commit == "c3"
+
+    def test_a_first_set_staged_then_saved_is_whole(self, tmp_path: Path) -> None:
+        cache = ExtractCache(tmp_path, version="v")
+        first = _set("c1", 200)
+        cache.stage("r", "main", first)
+        cache.save("r", "main", first)
+        loaded = ExtractCache(tmp_path, version="v").load("r", "main")
+        assert (loaded.commit, len(loaded.files)) == ("c1", 200)
