@@ -74,16 +74,26 @@ class LayerWriter:
         """
         listed = [batch for batch in batches if batch]
         check_layer(self._store.ontology, self.layer, listed)
-        total = WriteResult(0, 0, 0, 0, now())
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            pending: set[Future[WriteResult]] = set()
+        bound = max(1, workers) * 2
+        with self.stream(
+            workers=workers, fresh=fresh, on_done=on_done, max_pending=bound
+        ) as writes:
             for batch in listed:
-                pending.add(pool.submit(self.write, batch, fresh=fresh))
-                if len(pending) >= workers * 2:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    total = _merge_results(total, done, on_done)
-            done, _ = wait(pending)
-        return _merge_results(total, done, on_done)
+                writes.send(batch)
+            return writes.close()
+
+    def stream(
+        self,
+        *,
+        workers: int = 2,
+        fresh: bool = False,
+        on_done: Callable[[WriteResult], None] | None = None,
+        max_pending: int | None = None,
+    ) -> BatchStream:
+        """Batches written in concurrent transactions as they are sent, each checked
+        and atomic on its own (:meth:`write`); ``max_pending`` bounds the batches in
+        flight (``send`` then waits), None does not (the sender never waits)."""
+        return BatchStream(self, workers, fresh, on_done, max_pending)
 
     def ref(self, label: str, **identity: Any) -> NodeRef:
         """A node reference by its identity (the key is composed by the ontology)."""
@@ -131,6 +141,57 @@ class LayerWriter:
             source or Source(),
             scope,
         )
+
+
+class BatchStream:
+    """What :meth:`LayerWriter.stream` answers; a context manager that, left on an
+    error, cancels the batches not started and waits for those running."""
+
+    def __init__(
+        self,
+        writer: LayerWriter,
+        workers: int,
+        fresh: bool,
+        on_done: Callable[[WriteResult], None] | None,
+        max_pending: int | None,
+    ) -> None:
+        self._writer = writer
+        self._fresh = fresh
+        self._on_done = on_done
+        self._max_pending = max_pending
+        self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="write")
+        self._pending: set[Future[WriteResult]] = set()
+        self._total = WriteResult(0, 0, 0, 0, now())
+
+    def __enter__(self) -> BatchStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.abort()
+
+    def send(self, batch: Sequence[Fact]) -> None:
+        """Queue one batch; raises the error of a batch that already failed."""
+        finished = {f for f in self._pending if f.done()}
+        self._reap(finished)
+        self._pending.add(self._pool.submit(self._writer.write, batch, fresh=self._fresh))
+        if self._max_pending is not None and len(self._pending) >= self._max_pending:
+            finished, _ = wait(self._pending, return_when=FIRST_COMPLETED)
+            self._reap(finished)
+
+    def close(self) -> WriteResult:
+        """Wait for every batch; their summed result, or the first error."""
+        finished, _ = wait(self._pending)
+        self._reap(finished)
+        self._pool.shutdown()
+        return self._total
+
+    def abort(self) -> None:
+        """Cancel what has not started and wait for what has (idempotent)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _reap(self, finished: set[Future[WriteResult]]) -> None:
+        self._pending -= finished
+        self._total = _merge_results(self._total, finished, self._on_done)
 
 
 def _merge_results(
