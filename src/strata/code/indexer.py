@@ -119,12 +119,24 @@ class CodeIndexer:
             if run.result.mode == "unchanged":
                 run.result.seconds = run.clock.done()
                 return run.result
+        try:
+            return self._index(run)
+        except BaseException:
+            if run.stream is not None:
+                run.stream.abort()  # no batch of a failed run is left writing
+            self.cache.discard()  # the graph keeps its head: so does the cache
+            raise
+
+    def _index(self, run: Run) -> IndexResult:
+        snap = run.snapshot
+        with collector_paused():
             try:
                 self._read_tree(run)
                 write, deleted = self.planner.plan(run)
                 if len(write) > MAX_REBASED_WRITES and run.resolver is not None:
                     run.resolver.flow.restart()  # many files re-resolved: as a full index
                 run.clock.lap("plan")
+                run.stream = self.sync.fresh_files(run, write)
                 synced, states, edges = self._project(run, write)
             finally:
                 run.release()  # freed now, not left to a full collection (strata.code.heap)
@@ -137,17 +149,13 @@ class CodeIndexer:
                 run.previous.digests.pop(path, None)
             # Staged now, so the cache's thread pickles while this one waits on Neo4j;
             # published only if the write succeeds (else the head's set stays).
-            run.extracts.commit = run.snapshot.commit.sha
-            self.cache.stage(repo, ref, run.extracts)
+            run.extracts.commit = snap.commit.sha
+            self.cache.stage(snap.repo, snap.ref, run.extracts)
             freeze_before_resuming()
-        try:
-            with heap_frozen():
-                facts = self._repository_facts(run)
-                self.sync.write(run, synced | deleted, states, edges, facts)
-        except BaseException:
-            self.cache.discard()
-            raise
-        self.cache.save(repo, ref, run.extracts)
+        with heap_frozen():
+            facts = self._repository_facts(run)
+            self.sync.write(run, synced | deleted, states, edges, facts)
+        self.cache.save(snap.repo, snap.ref, run.extracts)
         run.result.seconds = run.clock.done()
         self.progress("done", run.result.as_dict())
         return run.result
@@ -240,6 +248,8 @@ class CodeIndexer:
             if held.get(path) == digests[path]:
                 continue
             synced.add(path)
+            if run.stream is not None:  # the file's own facts go now (strata.code.stream)
+                file_states, file_edges = run.stream.add(file_states, file_edges)
             for fact in file_states:
                 if fact.label == "Module":  # one per imported module, not one per import
                     name = str(fact.identity["name"])

@@ -13,6 +13,7 @@ from strata.code.modules import ModuleIndex, PackageInfo
 from strata.code.pending import Pending
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.resolver import Resolver
+from strata.code.stream import FreshFiles
 from strata.git import Git
 
 Progress = Callable[[str, dict[str, Any]], None]
@@ -47,6 +48,8 @@ class IndexResult:
     closed: int = 0
     expired: int = 0
     unchanged: int = 0
+    # Of ``facts``, those written while the run resolved (a first index: strata.code.stream).
+    facts_streamed: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     changed_symbols: list[str] = field(default_factory=list)
     changed_paths: list[str] = field(default_factory=list)
@@ -83,6 +86,8 @@ class Run:
     pending: Pending | None = None
     # The flow's writers' index this process keeps for the repository (None: built anew).
     statements: StatementIndex | None = None
+    # A first index's files being written while the run resolves (strata.code.stream).
+    stream: FreshFiles | None = None
 
     def ensure_resolver(self) -> Resolver:
         """The run's resolver over :attr:`index` (built on first use)."""

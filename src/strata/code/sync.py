@@ -21,7 +21,9 @@ from dataclasses import dataclass
 
 from strata.code.pending import PendingWrites
 from strata.code.run import IndexResult, Progress, Run
+from strata.code.stream import STREAM_MIN_FILES, FreshFiles
 from strata.facts import EdgeFact, Fact, StateFact, state_key
+from strata.graph.closures import Closures
 from strata.graph.resync import Resync, resync
 from strata.graph.store import FactStore, WriteResult
 from strata.writers import CodeWriter
@@ -36,6 +38,19 @@ class Sync:
     batch_size: int
     progress: Progress
     pending: PendingWrites
+
+    def fresh_files(self, run: Run, paths: set[str]) -> FreshFiles | None:
+        """A stream for the files' own facts while the run resolves (strata.code.stream),
+        when it indexes many files and their scopes hold nothing open (a first index);
+        the files are noted as pending first. None otherwise."""
+        if run.result.mode != "full" or len(paths) < STREAM_MIN_FILES:
+            return None
+        scopes = [run.projection.scope(p) for p in sorted(paths)]
+        if any(self.store.open_versions("code", scopes).values()):
+            return None
+        snap = run.snapshot
+        self.pending.mark(snap.repo, snap.ref, snap.commit.sha, paths)
+        return FreshFiles(self.store, workers=self.workers, batch_size=self.batch_size)
 
     def write(
         self,
@@ -52,7 +67,17 @@ class Sync:
         # Facts without a file scope (imported modules) always take the checked path.
         shared = [f for f in states if f.scope is None]
         scoped = [f for f in states if f.scope is not None]
-        files = self._resync(scopes, [*scoped, *edges], run)
+        streamed: list[tuple[str, str]] = []
+        if run.stream is not None:
+            # The files' own facts went while the run resolved (their scopes held
+            # nothing open); committed before anything here refers to their nodes.
+            early_write = run.stream.finish()
+            _add(result, [early_write])
+            result.facts_streamed = early_write.facts
+            streamed = run.stream.nodes
+            files = Resync([*scoped, *edges], Closures([], [], 0), 0)
+        else:
+            files = self._resync(scopes, [*scoped, *edges], run)
         repo_states, repo_edges = repository
         repo = self._resync([run.projection.repo_scope], [*repo_states, *repo_edges], run)
         branch = [f for f in repo.changed if _is_branch(f)]
@@ -66,7 +91,7 @@ class Sync:
                 (f.label, state_key(self.store.ontology, f))
                 for f in [*early, *shared, *file_states]
                 if isinstance(f, StateFact) and f.props is not None
-            }
+            }.union(streamed)
         )
         run.clock.lap("sync")
         self.progress("writing", {"facts": len(files.changed) + len(repo.changed)})
@@ -78,7 +103,7 @@ class Sync:
             branch,
         ]
         snap = run.snapshot
-        single = sum(len(group) for group in groups) <= self.batch_size
+        single = run.stream is None and sum(len(group) for group in groups) <= self.batch_size
         if single:
             # A push's few facts: one transaction, in the same order (one commit, not
             # five: ~25 ms each); the head lands with everything else or not at all.
@@ -86,7 +111,8 @@ class Sync:
         else:
             # Several transactions: the files are noted first, so a write that stops
             # before the head has them re-synced by the next run (strata.code.pending).
-            self.pending.mark(snap.repo, snap.ref, snap.commit.sha, paths)
+            if run.stream is None:  # else noted before the stream's first batch
+                self.pending.mark(snap.repo, snap.ref, snap.commit.sha, paths)
             # When the files' scopes held nothing open (a first index), their facts
             # skip the reads.
             fresh_of = (False, files.fresh, files.fresh, False, False)

@@ -1,0 +1,159 @@
+"""A first index of many files writes each file's own facts while the run resolves
+(strata.code.stream), and the graph is the one the write at the end makes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from strata.code import sync as sync_module
+from strata.code.cache import ExtractCache
+from strata.code.indexer import CodeIndexer
+from strata.code.pending import PendingWrites
+from strata.code.stream import STREAM_MIN_FILES
+from strata.errors import TransientDatabaseError
+from strata.facts import Fact
+from strata.git import Git
+from strata.graph.gateway import Gateway
+from strata.graph.reads import Reads
+from strata.graph.store import FactStore, WriteResult
+from strata.ontology import Ontology
+from strata.writers import CodeWriter
+from tests.gitrepo import GitRepo
+
+SOURCE = Path(__file__).resolve().parents[3] / "src" / "strata"
+C1 = datetime(2025, 10, 1, tzinfo=UTC)
+
+# Every current fact of a repository, its name taken out of the keys (two names, one tree).
+CURRENT = """
+MATCH (a)-[r]->(b)
+WHERE r.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL
+RETURN type(r) AS type, replace(a.key, $repo, '') AS src, replace(b.key, $repo, '') AS dst,
+       r.hash AS hash
+"""
+
+
+def _graph(gateway: Gateway, repo: str) -> set[tuple[Any, ...]]:
+    return {tuple(r.values()) for r in gateway.read(CURRENT, repo=repo)}
+
+
+def _indexer(gateway: Gateway, ontology: Ontology, cache: Path, batch_size: int) -> CodeIndexer:
+    return CodeIndexer(
+        FactStore(gateway, ontology),
+        Reads(gateway, ontology),
+        cache=ExtractCache(cache),
+        batch_size=batch_size,
+    )
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[GitRepo, str]:
+    """This repository's own package: a few hundred files calling each other."""
+    repo = GitRepo(tmp_path / "tree")
+    for path in sorted(SOURCE.rglob("*.py")):
+        repo.write(f"strata/{path.relative_to(SOURCE).as_posix()}", path.read_bytes())
+    return repo, repo.commit("the tree", C1)
+
+
+class TestStreamedFirstIndex:
+    def test_the_graph_equals_the_one_written_at_the_end(
+        self,
+        tree: tuple[GitRepo, str],
+        gateway: Gateway,
+        ontology: Ontology,
+        tmp_path: Path,
+        unique: str,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        repo, sha = tree
+        streamed = _indexer(gateway, ontology, tmp_path / "a", 300).index(
+            Git(repo.path), f"streamed-{unique}", "main", sha
+        )
+        with monkeypatch.context() as patched:
+            patched.setattr(sync_module, "STREAM_MIN_FILES", 10**9)
+            at_end = _indexer(gateway, ontology, tmp_path / "b", 300).index(
+                Git(repo.path), f"at-end-{unique}", "main", sha
+            )
+        assert streamed.facts_streamed > streamed.facts // 3  # most of a file is its own
+        assert at_end.facts_streamed == 0
+        assert (streamed.facts, streamed.created) == (at_end.facts, at_end.created)
+        assert streamed.changed_nodes
+        assert len(streamed.changed_nodes) == len(at_end.changed_nodes)
+        graph = _graph(gateway, f"streamed-{unique}")
+        assert len(graph) > 5000
+        assert graph == _graph(gateway, f"at-end-{unique}")
+        assert PendingWrites(gateway).read(f"streamed-{unique}", "main") is None
+
+    def test_a_failed_batch_stops_the_run_and_the_next_one_completes_the_graph(
+        self,
+        tree: tuple[GitRepo, str],
+        gateway: Gateway,
+        ontology: Ontology,
+        tmp_path: Path,
+        unique: str,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        repo, sha = tree
+        name = f"broken-{unique}"
+        indexer = _indexer(gateway, ontology, tmp_path / "cache", 200)
+        write = CodeWriter.write
+        sent: list[int] = []
+
+        def third_fresh_batch_fails(self: CodeWriter, facts: list[Fact], **kw: Any) -> WriteResult:
+            if kw.get("fresh"):
+                sent.append(len(facts))
+                if len(sent) == 3:
+                    raise TransientDatabaseError("the connection dropped")
+            return write(self, facts, **kw)
+
+        with monkeypatch.context() as patched:
+            patched.setattr(CodeWriter, "write", third_fresh_batch_fails)
+            with pytest.raises(TransientDatabaseError):
+                indexer.index(Git(repo.path), name, "main", sha)
+        noted = PendingWrites(gateway).read(name, "main")
+        assert noted is not None
+        assert noted.commit == sha  # noted before the first batch
+        assert gateway.read(CURRENT, repo=name)  # some batches landed, no head
+        # The next run finds open facts in the files' scopes: it re-syncs, as a full index.
+        again = indexer.index(Git(repo.path), name, "main", sha)
+        assert again.mode == "full"
+        assert again.facts_streamed == 0
+        with monkeypatch.context() as patched:
+            patched.setattr(sync_module, "STREAM_MIN_FILES", 10**9)
+            _indexer(gateway, ontology, tmp_path / "b", 200).index(
+                Git(repo.path), f"whole-{unique}", "main", sha
+            )
+        assert _graph(gateway, name) == _graph(gateway, f"whole-{unique}")
+        assert PendingWrites(gateway).read(name, "main") is None
+
+
+@pytest.mark.parametrize(
+    ("files", "streams"), [(STREAM_MIN_FILES - 1, False), (STREAM_MIN_FILES, True)]
+)
+def test_streaming_starts_at_the_threshold(
+    files: int,
+    streams: bool,
+    gateway: Gateway,
+    ontology: Ontology,
+    tmp_path: Path,
+    unique: str,
+) -> None:
+    repo = GitRepo(tmp_path / "small")
+    for i in range(files):
+        body = f"def f{i}():\n    return g{i}()\n\n\ndef g{i}():\n    return {i}\n"
+        repo.write(f"pkg/m{i}.py", body)
+    sha = repo.commit("files", C1)
+    result = _indexer(gateway, ontology, tmp_path / "cache", 2000).index(
+        Git(repo.path), f"edge-{files}-{unique}", "main", sha
+    )
+    assert result.files_written == files
+    assert (result.facts_streamed > 0) is streams
+    calls = gateway.read(
+        "MATCH (a)-[r:CALLS]->(b) WHERE r.repo = $repo AND r.invalid_at IS NULL "
+        "RETURN count(r) AS n",
+        repo=f"edge-{files}-{unique}",
+    )
+    assert calls[0]["n"] == files  # f -> g in every file, either way
