@@ -36,6 +36,8 @@ TIME_FIELDS = ("valid_at", "invalid_at", "created_at", "expired_at", "invalidate
 
 def aware(value: datetime, *, what: str = "time") -> datetime:
     """Return ``value`` in UTC; refuse naive datetimes (their zone is a guess)."""
+    if value.__class__ is datetime and value.tzinfo is UTC:
+        return value  # already UTC (most times Strata handles): nothing to convert
     if not isinstance(value, datetime):
         raise TemporalError(f"{what} must be a datetime, got {type(value).__name__}", what=what)
     if value.tzinfo is None or value.utcoffset() is None:
@@ -74,8 +76,14 @@ def decode_fact(props: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# Values utc_values passes through as they are (checked by exact type: the common case).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def utc_values(value: Any) -> Any:
     """Normalise datetimes (also inside lists) to ``timezone.utc``."""
+    if value.__class__ in _PLAIN:
+        return value
     if isinstance(value, datetime):
         return aware(value)
     if isinstance(value, list | tuple):
@@ -167,12 +175,7 @@ def current_predicate(var: str) -> str:
 
 def content_hash(props: Mapping[str, Any]) -> str:
     """A stable hash of a fact's content (bookkeeping excluded by the caller)."""
-    canonical = json.dumps(
-        {k: props[k] for k in sorted(props) if props[k] is not None},
-        sort_keys=True,
-        default=_json_default,
-        separators=(",", ":"),
-    )
+    canonical = _CANONICAL.encode({k: v for k, v in props.items() if v is not None})
     return hashlib.blake2b(canonical.encode(), digest_size=12).hexdigest()
 
 
@@ -182,6 +185,14 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, tuple):
         return list(value)
     raise TypeError(f"cannot hash {type(value).__name__}")
+
+
+# Sorted keys, no spaces: the stored hashes depend on this exact text. One encoder for
+# every call (json.dumps with these options builds a new one each time); content is
+# plain data, so the circular-reference check is left out.
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, default=_json_default, separators=(",", ":"), check_circular=False
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -162,3 +162,18 @@ class TestContentHash:
 
     def test_values_matter(self) -> None:
         assert content_hash({"a": 1}) != content_hash({"a": 2})
+
+    def test_the_hash_of_a_content_is_fixed(self) -> None:
+        """Stored versions carry these hashes and a re-index compares against them: the
+        same content must hash to the same text in every version of the code."""
+        content = {
+            "name": "slugify",
+            "line_start": 3,
+            "tags": ("a", "b"),
+            "at": datetime(2025, 1, 1, 12, tzinfo=timezone(timedelta(hours=2))),
+            "doc": "é",
+            "none": None,
+            "ratio": 0.5,
+            "test": False,
+        }
+        assert content_hash(content) == "7ea946c49f20f0cb538b6a3b"
