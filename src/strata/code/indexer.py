@@ -124,6 +124,8 @@ class CodeIndexer:
         except BaseException:
             if run.stream is not None:
                 run.stream.abort()  # no batch of a failed run is left writing
+            if run.early is not None:
+                run.early.drop()
             self.cache.discard()  # the graph keeps its head: so does the cache
             raise
 
@@ -150,7 +152,8 @@ class CodeIndexer:
             # Staged now, so the cache's thread pickles while this one waits on Neo4j;
             # published only if the write succeeds (else the head's set stays).
             run.extracts.commit = snap.commit.sha
-            self.cache.stage(snap.repo, snap.ref, run.extracts)
+            early, run.early = run.early, None
+            self.cache.stage(snap.repo, snap.ref, run.extracts, early=early)
             freeze_before_resuming()
         with heap_frozen():
             facts = self._repository_facts(run)
@@ -403,7 +406,7 @@ class CodeIndexer:
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
             todo.append((entry, data))
-        parsed = self._parse_all(run.result, [(e.path, d) for e, d in todo])
+        parsed = self._parse_all(run, [(e.path, d) for e, d in todo], [e.blob for e, _ in todo])
         for (entry, _), extract in zip(todo, parsed, strict=True):
             found[entry.path] = (entry.blob, extract)
         run.result.files_parsed = len(todo)
@@ -411,14 +414,19 @@ class CodeIndexer:
         out = ExtractSet(files={e.path: found[e.path] for e in files if e.path in found})
         return out, skipped
 
-    def _parse_all(self, result: IndexResult, items: list[tuple[str, bytes]]) -> list[FileExtract]:
+    def _parse_all(
+        self, run: Run, items: list[tuple[str, bytes]], blobs: list[str]
+    ) -> list[FileExtract]:
         """Parse in this process below the threshold (helpers cost ~0.3 s to start),
-        else in helper processes, which work in a Celery prefork child too."""
+        else in helper processes, which work in a Celery prefork child too; their
+        answers also go to the run's cache file as they come (:class:`EarlySet`)."""
         workers = min(self.workers, os.cpu_count() or 1)
         if len(items) < PARALLEL_PARSE_MIN_FILES or workers <= 1:
             return [_parse_one(item) for item in items]
-        result.parse_workers = workers
-        return parse_parallel(items, workers)
+        run.result.parse_workers = workers
+        snap = run.snapshot
+        run.early = self.cache.early(snap.repo, snap.ref, snap.commit.sha)
+        return parse_parallel(items, workers, keys=blobs, sink=run.early.add)
 
 
 def _after_previous(valid_at: datetime, branch: dict[str, Any] | None) -> datetime:

@@ -26,7 +26,7 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from strata.code.cache import extract_pickler
@@ -47,17 +47,23 @@ class ParseHelperLost(StrataError):
     code = "parse_helper_lost"
 
 
-def write_frame(stream: IO[bytes], value: Any) -> None:
-    """One pickled value, prefixed by its length.
+def chunk_record(parsed: dict[str, tuple[str, FileExtract]]) -> bytes:
+    """A chunk's ``{path: (key, extract)}`` pickled as the extract cache stores its
+    entries (:func:`strata.code.cache.extract_pickler`).
 
-    Extracts go as constructor calls (:func:`strata.code.cache.extract_pickler`):
-    the parent unpickles every file a full index parses, and dataclasses' own
-    ``__setstate__`` made that three times slower (700 Django files: 0.88 s
-    against 0.45 s, and 0.12 s with the collector paused, as the parent does).
+    Extracts go as constructor calls: the parent unpickles every file a full index
+    parses, and dataclasses' own ``__setstate__`` made that three times slower
+    (700 Django files: 0.88 s against 0.45 s, and 0.12 s with the collector
+    paused, as the parent does).
     """
     buffer = io.BytesIO()
-    extract_pickler(buffer).dump(value)
-    data = buffer.getvalue()
+    extract_pickler(buffer).dump(parsed)
+    return buffer.getvalue()
+
+
+def write_frame(stream: IO[bytes], value: Any) -> None:
+    """One pickled value, prefixed by its length."""
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)))
     stream.write(data)
     stream.flush()
@@ -91,7 +97,8 @@ class _Helper:
             env=_helper_env(),
         )
 
-    def ask(self, chunk: list[tuple[str, bytes]]) -> list[FileExtract]:
+    def ask(self, chunk: list[tuple[str, bytes, str]]) -> bytes:
+        """The record of a chunk of (path, source, key) (see :func:`chunk_record`)."""
         assert self.proc.stdin is not None
         assert self.proc.stdout is not None
         try:
@@ -101,14 +108,14 @@ class _Helper:
             code = self.proc.poll()
             raise ParseHelperLost(
                 f"a parse helper exited (code {code}) while parsing one of "
-                + ", ".join(p for p, _ in chunk[:3])
+                + ", ".join(p for p, _, _ in chunk[:3])
                 + (" ..." if len(chunk) > 3 else ""),
-                paths=[p for p, _ in chunk[:20]],
+                paths=[p for p, _, _ in chunk[:20]],
             ) from exc
         if status == "error":
             raise value
-        result: list[FileExtract] = value
-        return result
+        record: bytes = value
+        return record
 
     def stop(self) -> None:
         if self.proc.stdin is not None:
@@ -123,16 +130,29 @@ class _Helper:
             self.proc.stdout.close()
 
 
-def parse_parallel(items: Sequence[tuple[str, bytes]], workers: int) -> list[FileExtract]:
+def parse_parallel(
+    items: Sequence[tuple[str, bytes]],
+    workers: int,
+    *,
+    keys: Sequence[str] | None = None,
+    sink: Callable[[bytes, dict[str, str]], None] | None = None,
+) -> list[FileExtract]:
     """Extracts of ``items`` (path, source) in order, parsed by ``workers`` helpers.
 
     Chunks are handed out as helpers free up, so one slow file does not hold
     back a whole share. The first error (a parse error re-raised from the
     helper, or a helper that died) stops the run and is raised here; the
     helpers are always stopped before this returns.
+
+    ``sink`` receives each chunk's record as it arrives, ``{path: (key, extract)}``
+    pickled as the extract cache stores it, with the chunk's ``{path: key}``
+    (``keys``: the files' blob ids, in the order of ``items``); the indexer writes
+    them into the cache file of the run without pickling the extracts again.
     """
-    chunks = [list(items[i : i + CHUNK_FILES]) for i in range(0, len(items), CHUNK_FILES)]
+    named = [(p, s, keys[i] if keys is not None else "") for i, (p, s) in enumerate(items)]
+    chunks = [named[i : i + CHUNK_FILES] for i in range(0, len(named), CHUNK_FILES)]
     results: list[list[FileExtract] | None] = [None] * len(chunks)
+    sunk = threading.Lock()
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
     for i in range(len(chunks)):
         todo.put(i)
@@ -156,7 +176,12 @@ def parse_parallel(items: Sequence[tuple[str, bytes]], workers: int) -> list[Fil
             except queue.Empty:
                 return
             try:
-                results[i] = helper.ask(chunks[i])
+                record = helper.ask(chunks[i])
+                parsed: dict[str, tuple[str, FileExtract]] = pickle.loads(record)  # noqa: S301
+                results[i] = [extract for _, extract in parsed.values()]
+                if sink is not None:
+                    with sunk:
+                        sink(record, {p: k for p, _, k in chunks[i]})
             except BaseException as exc:
                 errors.append(exc)
                 return

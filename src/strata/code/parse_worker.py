@@ -1,8 +1,11 @@
 """A parse helper: ``python -m strata.code.parse_worker`` (started by :mod:`.parallel`).
 
-Reads chunks of ``(path, source)`` from stdin and answers each with
-``("ok", [FileExtract, ...])`` or ``("error", exception)`` on stdout, until
-stdin closes (which is also what happens when its parent dies).
+Reads chunks of ``(path, source, key)`` from stdin and answers each with
+``("ok", record)`` or ``("error", exception)`` on stdout, until stdin closes
+(which is also what happens when its parent dies). A record is the pickled
+``{path: (key, FileExtract)}`` of the chunk, in the extract cache's format
+(:func:`strata.code.parallel.chunk_record`): the parent reads it, and writes
+it to the cache file as it is.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ def main() -> int:
     source = sys.stdin.buffer
 
     from strata.code.languages import parse_file
-    from strata.code.parallel import read_frame, write_frame
+    from strata.code.parallel import chunk_record, read_frame, write_frame
 
     while True:
         try:
@@ -27,7 +30,8 @@ def main() -> int:
         except EOFError:
             return 0
         try:
-            answer: tuple[str, object] = ("ok", [parse_file(p, s) for p, s in chunk])
+            parsed = {p: (k, parse_file(p, s)) for p, s, k in chunk}
+            answer: tuple[str, object] = ("ok", chunk_record(parsed))
         except Exception as exc:
             answer = ("error", exc)
         try:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from strata.code.cache import ExtractSet
+from strata.code.cache import EarlySet, ExtractSet
 from strata.code.flow.statements import StatementIndex
 from strata.code.modules import ModuleIndex, PackageInfo
 from strata.code.pending import Pending
@@ -88,6 +88,8 @@ class Run:
     statements: StatementIndex | None = None
     # A first index's files being written while the run resolves (strata.code.stream).
     stream: FreshFiles | None = None
+    # The cache file the parse helpers' answers go to as they come (strata.code.cache).
+    early: EarlySet | None = None
 
     def ensure_resolver(self) -> Resolver:
         """The run's resolver over :attr:`index` (built on first use)."""

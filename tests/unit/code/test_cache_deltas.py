@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from strata.code.cache import MAX_DELTAS, ExtractCache, ExtractSet
+import pytest
+
+from strata.code import cache as cache_module
+from strata.code.cache import MAX_DELTAS, EarlySet, ExtractCache, ExtractSet
 from strata.code.languages import parse_file
+from strata.code.parallel import chunk_record
 
 
 def _set(commit: str, n: int, changed: int | None = None) -> ExtractSet:
@@ -93,3 +97,54 @@ class TestStaging:
         cache.save("r", "main", first)
         loaded = ExtractCache(tmp_path, version="v").load("r", "main")
         assert (loaded.commit, len(loaded.files)) == ("c1", 200)
+
+
+class TestEarlySet:
+    """A set written while its files were parsed is published as it is."""
+
+    @staticmethod
+    def _early(cache: ExtractCache, extracts: ExtractSet, skip: int = 0) -> EarlySet:
+        early = cache.early("r", "main", extracts.commit)
+        items = list(extracts.files.items())[skip:]
+        for i in range(0, len(items), 16):  # records of 16 files, as the helpers answer
+            chunk = dict(items[i : i + 16])
+            early.add(chunk_record(chunk), {p: blob for p, (blob, _) in chunk.items()})
+        return early
+
+    def test_a_whole_early_set_is_published_without_pickling_again(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        cache = ExtractCache(tmp_path, version="v")
+        extracts = _set("c1", 40)
+        early = self._early(cache, extracts)
+
+        def no_pickling(*args: object) -> Path:
+            raise AssertionError("the set was pickled again")
+
+        monkeypatch.setattr(cache_module, "_write_tmp", no_pickling)
+        cache.stage("r", "main", extracts, early=early)
+        cache.save("r", "main", extracts)
+        loaded = ExtractCache(tmp_path, version="v").load("r", "main")
+        assert loaded.commit == "c1"
+        assert loaded.files == extracts.files
+        assert not list(tmp_path.glob("*.tmp"))
+
+    def test_an_early_set_that_misses_files_is_dropped_for_the_whole_set(
+        self, tmp_path: Path
+    ) -> None:
+        """Some files came from the cache by blob, not from the helpers."""
+        cache = ExtractCache(tmp_path, version="v")
+        extracts = _set("c1", 40)
+        cache.stage("r", "main", extracts, early=self._early(cache, extracts, skip=5))
+        cache.save("r", "main", extracts)
+        loaded = ExtractCache(tmp_path, version="v").load("r", "main")
+        assert loaded.files == extracts.files
+        assert not list(tmp_path.glob("*.tmp"))
+
+    def test_a_discarded_early_set_leaves_nothing(self, tmp_path: Path) -> None:
+        cache = ExtractCache(tmp_path, version="v")
+        extracts = _set("c1", 40)
+        cache.stage("r", "main", extracts, early=self._early(cache, extracts))
+        cache.discard()
+        assert ExtractCache(tmp_path, version="v").load("r", "main").files == {}
+        assert not list(tmp_path.iterdir())

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 from collections.abc import Iterator
 
 import pytest
 
 from strata.code.languages import parse_file
-from strata.code.parallel import ParseHelperLost, _Helper, parse_parallel
+from strata.code.parallel import CHUNK_FILES, ParseHelperLost, _Helper, parse_parallel
 from strata.errors import ValidationError
 
 
@@ -52,5 +53,24 @@ class TestParseParallel:
         helper.proc.kill()
         helper.proc.wait()
         with pytest.raises(ParseHelperLost, match=r"exited \(code -9\).*pkg/mod0.py"):
-            helper.ask(_items(1))
+            helper.ask([(p, s, "") for p, s in _items(1)])
         helper.stop()
+
+
+class TestRecords:
+    """Each chunk's record reaches the sink as the cache stores entries."""
+
+    def test_the_records_hold_every_file_with_its_key(self) -> None:
+        items = _items(150)
+        keys = [f"blob{i}" for i in range(len(items))]
+        records: list[tuple[bytes, dict[str, str]]] = []
+        extracts = parse_parallel(
+            items, 2, keys=keys, sink=lambda record, files: records.append((record, files))
+        )
+        entries: dict[str, tuple[str, object]] = {}
+        for record, files in records:
+            chunk = pickle.loads(record)  # noqa: S301 - written by our helper
+            assert {p: k for p, (k, _) in chunk.items()} == files
+            entries.update(chunk)
+        assert len(records) == -(-len(items) // CHUNK_FILES)
+        assert entries == {p: (k, e) for (p, _), k, e in zip(items, keys, extracts, strict=True)}
