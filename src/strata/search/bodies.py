@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from strata.code.layout import decode_layout
+from strata.code.layout import Layout, decode_layout
 from strata.errors import StrataError
 from strata.git import Git
 from strata.graph.gateway import Gateway
@@ -108,9 +108,13 @@ def bodies(rows: Iterable[dict[str, Any]], texts: dict[str, bytes]) -> dict[int,
 
 
 def _span(row: dict[str, Any]) -> tuple[int | None, int | None]:
-    """A symbol row's lines: its own (ontology v1-v3) or its File version's layout (v4)."""
+    """A symbol row's lines: its own (ontology v1-v3) or its File version's layout (v4:
+    ``layout``, decoded once per file version, or its entries as ``file_layout``)."""
     start, end = row["state"].get("line_start"), row["state"].get("line_end")
     if isinstance(start, int) and isinstance(end, int):
         return start, end
-    span = decode_layout(row.get("file_layout")).span(row.get("node", {}).get("qualname"))
+    layout = row.get("layout")
+    if not isinstance(layout, Layout):
+        layout = decode_layout(row.get("file_layout"))
+    span = layout.span(row.get("node", {}).get("qualname"))
     return span if span is not None else (None, None)

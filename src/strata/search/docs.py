@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from strata.code.heap import collector_paused
+from strata.code.layout import decode_layout
 from strata.errors import ConfigError
 from strata.graph.gateway import Gateway, Tx, checked_label
 from strata.search.bodies import BlobSource, bodies, default_mirrors, registered_blob_source
@@ -85,16 +86,14 @@ RETURN toString(through) AS through, c.window AS seen, window, fresh, c.version 
 # What a document is made of, for each (n, st) a scan or a key lookup found.
 STATE_ROWS = """
 // The blob a body is read from: a File's own, a Symbol's file's as of the symbol's version,
-// and of that version's layout only the symbol's own entry (the whole layout, sent
-// with every symbol of the file, was 233 MB for Django's 45k symbols).
+// and what gives the symbol's lines in that version's layout (see the layout columns below).
 CALL (n, st) {
   OPTIONAL MATCH (f:File {key: st.scope})-[fs:STATE]->(f)
   WHERE n:Symbol AND fs.valid_at <= st.valid_at
     AND (fs.invalid_at IS NULL OR fs.invalid_at > st.valid_at)
     AND fs.created_at <= st.created_at
     AND (fs.expired_at IS NULL OR fs.expired_at > st.created_at)
-  RETURN fs.content_hash AS file_blob, fs.is_test AS file_test,
-         [e IN coalesce(fs.layout, []) WHERE e STARTS WITH n.qualname + '\t'][..1] AS file_layout
+  RETURN fs.content_hash AS file_blob, fs.is_test AS file_test, LAYOUT
   ORDER BY fs.created_at DESC LIMIT 1
 }
 // The node's identity fields only: its created_at would come back as a datetime, which
@@ -106,8 +105,29 @@ RETURN DISTINCT labels(n)[0] AS label,
           .module, .req_id, .line_start, .line_end} AS state,
        coalesce(st.content_hash, file_blob) AS blob,
        coalesce(st.is_test, file_test, false) AS test,
-       file_layout,
+       LAYOUT_COLUMN,
        toString(st.created_at) AS created_at
+"""
+# A push's few symbols each take their own entry of the layout, in the one read a push
+# makes. The whole layout sent with every symbol of a file was 233 MB for Django's 45k
+# symbols; filtered for each of them, half of a full sync's reads: a full sync reads the
+# version's id, and the layouts once per version (FILE_LAYOUTS).
+LAYOUT_ENTRY = (
+    "[e IN coalesce(fs.layout, []) WHERE e STARTS WITH n.qualname + '\\t'][..1] AS file_layout",
+    "file_layout",
+)
+LAYOUT_ID = ("CASE WHEN fs IS NULL THEN null ELSE elementId(fs) END AS file_state", "file_state")
+
+
+def _state_rows(layout: tuple[str, str]) -> str:
+    return STATE_ROWS.replace("LAYOUT_COLUMN", layout[1]).replace("LAYOUT", layout[0])
+
+
+# The layouts of some File versions, by id (a relationship id seek each).
+FILE_LAYOUTS = """
+UNWIND $ids AS id
+MATCH ()-[fs:STATE]->() WHERE elementId(fs) = id
+RETURN id, fs.layout AS layout
 """
 
 # The state versions recorded since the cursor that have no document yet: their ids
@@ -129,7 +149,7 @@ STATES_BY_ID = (
 UNWIND $ids AS id
 MATCH (n)-[st:STATE]->(n) WHERE elementId(st) = id
 """
-    + STATE_ROWS
+    + _state_rows(LAYOUT_ID)
 )
 
 # The current states of named nodes that have no document yet (a push's changes):
@@ -142,7 +162,7 @@ MATCH (n:LABEL {key: key})-[st:STATE]->(n)
 WHERE st.expired_at IS NULL AND st.invalid_at IS NULL AND st.hash IS NOT NULL
   AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) WHERE d.v = $version }
 """
-    + STATE_ROWS
+    + _state_rows(LAYOUT_ENTRY)
 )
 
 WRITE_DOCS = """
@@ -383,6 +403,7 @@ class SearchIndex:
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-docs") as writer,
         ):
             for rows in pages:
+                self._attach_layouts(rows)
                 texts = self._texts(rows)
                 by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
                 for row in rows:
@@ -399,6 +420,25 @@ class SearchIndex:
             if in_flight is not None:
                 in_flight.result()
         return written
+
+    def _attach_layouts(self, rows: list[dict[str, Any]]) -> None:
+        """Give each Symbol row whose own state has no lines (ontology v4) its File
+        version's layout, decoded once per version (``row["layout"]``)."""
+        wanted = {
+            str(row["file_state"])
+            for row in rows
+            if row["label"] == "Symbol" and row.get("file_state") and not _has_lines(row)
+        }
+        if not wanted:
+            return
+        layouts = {
+            str(r["id"]): decode_layout(r["layout"])
+            for r in self._gateway.read(FILE_LAYOUTS, ids=sorted(wanted))
+        }
+        for row in rows:
+            layout = layouts.get(str(row.get("file_state") or ""))
+            if layout is not None:
+                row["layout"] = layout
 
     def _texts(self, rows: list[dict[str, Any]]) -> dict[str, bytes]:
         """The blobs the body words of ``rows`` are read from, by id."""
@@ -435,6 +475,11 @@ class SearchIndex:
         if budget is not None and done == budget:  # stopped by the budget: count the rest
             left = len(self._gateway.read(PENDING, repo=repo, limit=10_000))
         return done, left, time.perf_counter() - started
+
+
+def _has_lines(row: dict[str, Any]) -> bool:
+    state = row["state"]
+    return isinstance(state.get("line_start"), int) and isinstance(state.get("line_end"), int)
 
 
 def _documents(rows: list[dict[str, Any]], texts: dict[str, bytes]) -> list[dict[str, Any]]:
