@@ -425,7 +425,7 @@ def strata_worker(
         text=True,
     )
     head = git(repo, "rev-parse", "HEAD")
-    full, _ = stack.push(name, ZERO, head)
+    full, full_job = stack.push(name, ZERO, head)
     # The one-file pushes are timed on a quiet stack: the full push's follow-ups (45k
     # documents to embed: minutes of both cores) would otherwise run beside them.
     followups = stack.quiet(name)
@@ -447,8 +447,11 @@ def strata_worker(
         phases.append(dict(result.get("seconds") or {}))
         tasks.append(dict(result.get("task_seconds") or {}))
         head = after
+    full_result = full_job.get("result") or {}
     return {
         "full": full,
+        "full_phases": dict(full_result.get("seconds") or {}),
+        "full_tasks": dict(full_result.get("task_seconds") or {}),
         "followups": followups,
         "incremental": incremental,
         "phases": phases,
@@ -519,6 +522,9 @@ def report(
             f"{'webhook -> API -> worker, full (POST to job end)':58} {wk['full']:8.2f}s "
             f"{wk['peak_mb']:8.0f}MB"
         )
+        laps = " ".join(f"{k} {v:.2f}" for k, v in wk["full_phases"].items())
+        steps = " ".join(f"{k} {v:.2f}" for k, v in wk["full_tasks"].items())
+        print(f"  worker full: index phases (s): {laps}\n    task steps (s): {steps}")
         print(
             f"{'  then its follow-ups (sync, settle, embedding jobs) until quiet':58} "
             f"{wk['followups']:8.2f}s"
