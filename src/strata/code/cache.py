@@ -32,6 +32,7 @@ import functools
 import gc
 import hashlib
 import importlib.metadata
+import io
 import logging
 import operator
 import os
@@ -557,6 +558,21 @@ def extract_pickler(stream: IO[bytes]) -> pickle.Pickler:
     pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = _reducers()
     return pickler
+
+
+def chunk_record(parsed: dict[str, tuple[str, FileExtract]]) -> bytes:
+    """A chunk's ``{path: (key, extract)}`` pickled as a set file stores its entries
+    (:func:`extract_pickler`): what a parse helper answers, and an
+    :class:`EarlySet` appends as it is.
+
+    Extracts go as constructor calls: the parent unpickles every file a full index
+    parses, and dataclasses' own ``__setstate__`` made that three times slower
+    (700 Django files: 0.88 s against 0.45 s, and 0.12 s with the collector
+    paused, as the parent does).
+    """
+    buffer = io.BytesIO()
+    extract_pickler(buffer).dump(parsed)
+    return buffer.getvalue()
 
 
 def _write_tmp(path: Path, head: tuple[Any, ...], entries: dict[str, Any]) -> Path:

@@ -4,7 +4,7 @@ Reads chunks of ``(path, source, key)`` from stdin and answers each with
 ``("ok", record)`` or ``("error", exception)`` on stdout, until stdin closes
 (which is also what happens when its parent dies). A record is the pickled
 ``{path: (key, FileExtract)}`` of the chunk, in the extract cache's format
-(:func:`strata.code.parallel.chunk_record`): the parent reads it, and writes
+(:func:`strata.code.cache.chunk_record`): the parent reads it, and writes
 it to the cache file as it is.
 """
 
@@ -21,8 +21,9 @@ def main() -> int:
     sys.stdout = sys.stderr
     source = sys.stdin.buffer
 
+    from strata.code.cache import chunk_record
     from strata.code.languages import parse_file
-    from strata.code.parallel import chunk_record, read_frame, write_frame
+    from strata.code.parallel import read_frame, write_frame
 
     while True:
         try:

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from strata.code import cache as cache_module
-from strata.code.cache import MAX_DELTAS, EarlySet, ExtractCache, ExtractSet
+from strata.code.cache import MAX_DELTAS, EarlySet, ExtractCache, ExtractSet, chunk_record
 from strata.code.languages import parse_file
-from strata.code.parallel import chunk_record
 
 
 def _set(commit: str, n: int, changed: int | None = None) -> ExtractSet:
