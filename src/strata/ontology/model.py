@@ -164,5 +164,11 @@ class Ontology:
         return [STATE, *(e.type for e in self.edges.values() if e.writer == "strata")]
 
 
+def key_prefix(first: str) -> str:
+    """What every stable key whose first key field is ``first`` starts with (a range
+    seek on a key index: e.g. every node of a repository, for the labels keyed by it)."""
+    return _escape(first) + KEY_SEPARATOR
+
+
 def _escape(part: str) -> str:
     return part.replace("%", "%25").replace(KEY_SEPARATOR, "%7C")

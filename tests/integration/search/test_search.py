@@ -249,6 +249,44 @@ class TestDocumentSync:
         assert index.sync(shop.repo).documents == 0  # nothing of this repository
         assert gateway.read(CURSOR, repo=shop.repo)[0]["fresh"] == 0
 
+    def test_a_first_sync_documents_its_own_repository_only(
+        self, gateway: Gateway, ontology: Ontology, shop: Indexed, tmp_path: Path
+    ) -> None:
+        """A repository documented from the start is found by its keys' prefix: another
+        whose name extends it (``shop-x2`` beside ``shop-x``) is not documented with it,
+        and every state of each gets its document."""
+        longer = f"{shop.repo}2"
+        indexer = CodeIndexer(
+            FactStore(gateway, ontology),
+            Reads(gateway, ontology),
+            cache=ExtractCache(tmp_path / "cache-longer"),
+            max_file_bytes=20_000,
+        )
+        indexer.index_history(Git(shop.path), longer, "main", shop.shas)
+        index = SearchIndex(gateway, None)
+        count = "MATCH (d:SearchDoc {repo: $repo}) RETURN count(d) AS c"
+        assert gateway.read(count, repo=shop.repo)[0]["c"] == 0
+        written = index.sync(shop.repo).documents
+        assert written > 0
+        assert gateway.read(count, repo=shop.repo)[0]["c"] == written
+        assert gateway.read(count, repo=longer)[0]["c"] == 0
+        assert index.sync(longer).documents > 0
+        undocumented = """
+        MATCH (n)-[st:STATE]->(n)
+        WHERE n.key STARTS WITH $prefix AND (n:Symbol OR n:File OR n:Requirement OR n:Decision)
+          AND st.hash IS NOT NULL
+          AND NOT EXISTS { MATCH (d:SearchDoc {key: n.key + '#' + st.hash}) }
+        RETURN count(st) AS c
+        """
+        for repo in (shop.repo, longer):
+            assert gateway.read(undocumented, prefix=f"{repo}|")[0]["c"] == 0, repo
+        strays = gateway.read(
+            "MATCH (d:SearchDoc)-[:INDEXES]->(n) WHERE d.repo IN $repos AND n.repo <> d.repo "
+            "RETURN count(d) AS c",
+            repos=[shop.repo, longer],
+        )
+        assert strays[0]["c"] == 0
+
     def test_late_commit_behind_the_cursor_is_found(
         self, gateway: Gateway, ontology: Ontology, shop: Indexed
     ) -> None:
