@@ -57,6 +57,7 @@ EMBED_BATCH = 16  # a batch is padded to its longest text: small batches cost le
 # it; when that count has grown, the window is scanned again (what already has a
 # document is skipped), otherwise only what is newer than the cursor is read.
 LAG = "PT120S"
+NEVER = "9999-12-31T00:00:00Z"  # later than any state is recorded
 NO_KEY = "\x00"  # no node key is empty or starts with NUL
 
 CURSOR = f"""
@@ -67,8 +68,12 @@ CALL (through) {{
   WHERE st.created_at > through - duration('{LAG}') AND st.created_at <= through
   RETURN count(st) AS window
 }}
-CALL (through) {{
-  MATCH ()-[st:STATE]->() WHERE st.created_at > through
+// Only behind a cursor: a repository without one is documented from its own nodes
+// (REPO_STATES), and counting every repository's states since the epoch is not free
+// (the bound is in the seek itself: a filter on `c` would be applied after it).
+CALL (c, through) {{
+  MATCH ()-[st:STATE]->()
+  WHERE st.created_at > CASE WHEN c IS NULL THEN datetime('{NEVER}') ELSE through END
   RETURN count(st) AS fresh, max(st.created_at) AS fresh_max
 }}
 // In the same round trip: is the repository indexed at all, and is anything of it
