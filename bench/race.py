@@ -16,10 +16,13 @@ RSS:
   and each waits for the previous one's follow-ups;
 - ``@colbymchenry/codegraph`` (pinned, installed from npm into bench/.cache by
   the bench) ``init`` and ``sync`` of the same change on a copy of the tree;
-- ``strata --help`` and a ``strata graphql`` round trip (medians of 5).
+- ``strata --help`` and a ``strata graphql`` round trip (medians of 5);
+- the CLI full index once more, as a new repository, on the Neo4j the runs before
+  it warmed (the first one paid the JVM's compilation of Neo4j's write path; a
+  long-running Neo4j has paid it already); ``--skip-warm`` leaves it out.
 
     .venv/bin/python bench/race.py [--rounds 3] [--skip-codegraph] [--skip-worker]
-        [--profile-worker PY_SPY] [--dev-stack]
+        [--skip-warm] [--profile-worker PY_SPY] [--dev-stack]
 
 ``--profile-worker`` samples the code worker (its pool child included) with the
 given ``py-spy`` binary during each one-file push and prints where the job's
@@ -398,8 +401,8 @@ def profile_breakdown(folded: Path, top: int = 28) -> list[str]:
             name = frame.split(" (", 1)[0] + " " + frame.rsplit("/", 1)[-1].rstrip(")")
             inclusive[name] += int(count)
     lines = [f"{busy} busy samples (250/s), inclusive share of our functions"]
-    for frame, count in inclusive.most_common(top):
-        lines.append(f"  {count / max(busy, 1):6.1%}  {frame}")
+    for name, samples in inclusive.most_common(top):
+        lines.append(f"  {samples / max(busy, 1):6.1%}  {name}")
     return lines
 
 
@@ -517,6 +520,12 @@ def report(
         f"{full.tree_rss_mb:8.0f}MB"
     )
     print(f"{'strata index (CLI), one-file change (median)':58} {inc:8.3f}s")
+    if "warm" in cli:
+        warm: Run = cli["warm"]
+        print(
+            f"{'  the same full index again, Neo4j warm (new repository)':58} {warm.wall_s:8.2f}s "
+            f"{warm.peak_rss_mb:8.0f}MB"
+        )
     if wk is not None:
         print(
             f"{'webhook -> API -> worker, full (POST to job end)':58} {wk['full']:8.2f}s "
@@ -570,6 +579,9 @@ def report(
                 "(<= 0.1x)"
             )
         print(f"  CLI one-file / codegraph sync      {inc / sync:6.2f}x")
+        if "warm" in cli:
+            warm_ratio = cli["warm"].wall_s / cg["full"].wall_s
+            print(f"  CLI full, Neo4j warm / codegraph   {warm_ratio:6.2f}x")
     print(f"  CLI full peak RSS                  {full.peak_rss_mb:6.0f} MB (<= 1024 MB)")
 
 
@@ -605,6 +617,11 @@ def main() -> None:
     parser.add_argument("--skip-codegraph", action="store_true")
     parser.add_argument("--skip-worker", action="store_true")
     parser.add_argument(
+        "--skip-warm",
+        action="store_true",
+        help="skip the second CLI full index (on the Neo4j the first one warmed)",
+    )
+    parser.add_argument(
         "--profile-worker", metavar="PY_SPY", help="sample the code worker with this py-spy"
     )
     parser.add_argument(
@@ -629,6 +646,12 @@ def main() -> None:
                 make_repo(sdist, "race-worker"), args.rounds, running, args.profile_worker
             )
             stack = running
+        if not args.skip_warm:
+            # The first full index ran on a Neo4j just started: its JIT compiled the
+            # write path during that index. The same tree again, as a new repository
+            # (parsed again: the extract cache is per repository), on the warm Neo4j.
+            print("[race] strata CLI full again, on the warm Neo4j", flush=True)
+            cli["warm"] = measured([STRATA, "index", str(cli_repo), "--repo", "race-cli-warm"])
         lat = cli_latency(stack)
     cg = None
     if not args.skip_codegraph:
