@@ -171,6 +171,13 @@ class TestPython:
         assert by_module["app.models"] == ("app/models.py",)
         assert by_module["os"] == ()
 
+    def test_an_import_naming_nothing_gets_no_edge(self) -> None:
+        # An adapter's odd case (a Rust `use x as y` once gave module ""): no file, no
+        # module name, so no Module node to point to; the other imports stay.
+        odd = extract("rs/odd.rs", "rust", [sym("f")], imports=[Import("", 1), Import("std", 2)])
+        imports = resolve([odd]).resolve_file("rs/odd.rs").imports
+        assert [i.module for i in imports] == ["std"]
+
     def test_inheritance_edges(self) -> None:
         types = self.resolver.resolve_file("app/models.py").types
         assert [(t.type, t.src_qualname, t.dst_qualname) for t in types] == [

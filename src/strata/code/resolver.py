@@ -154,6 +154,8 @@ class Resolver:
         scope = self.scope(path)
         for imp, bound in scope.imports:
             internal = sorted({p for b in bound for p in binding_paths(b)})
+            if not internal and not imp.module.strip():
+                continue  # names no file and no module (an adapter's odd case): no edge
             out.imports.append(
                 ImportEdge(path, imp.line, imp.module, tuple(internal), imp.alias, imp.names)
             )

@@ -112,6 +112,19 @@ class TestImports:
             Import(module="serde", line=2),
         )
 
+    def test_a_bare_path_renamed_is_the_module_itself(self) -> None:
+        # tokio's tests rename crates: `use std as tokio;`, `use ::tokio as tokio1;`
+        source = (
+            b"use std as tokio;\nuse ::tokio as tokio1;\nuse ::std::fmt;\n"
+            b"fn f() { use Kind as K; }\n"
+        )
+        assert parse_file("x.rs", source).imports == (
+            Import(module="std", line=1, alias="tokio"),
+            Import(module="tokio", line=2, alias="tokio1"),
+            Import(module="std", line=3, names=("fmt",)),
+            Import(module="Kind", line=4, alias="K"),
+        )
+
 
 class TestTestsAndEntrypoints:
     """cargo tests by attribute or cfg(test) module; fn main of a binary."""

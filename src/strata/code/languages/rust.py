@@ -305,9 +305,9 @@ def _flatten_use(
             alias = current.child_by_field_name("alias")
             if target is not None:
                 module, name = _split(path, unit.text(target))
-                found.append(
-                    (module, (name,) if module else (), unit.text(alias) if alias else None)
-                )
+                named = unit.text(alias) if alias else None
+                # `use std as tokio`: a bare path is the module itself, as without `as`
+                found.append((module, (name,), named) if module else (name, (), named))
         elif kind == "use_wildcard":
             head = current.named_child(0) if current.named_child_count else None
             segments = path + ([unit.text(head)] if head is not None else [])
@@ -323,8 +323,9 @@ def _flatten_use(
 
 
 def _split(path: list[str], written: str) -> tuple[str, str]:
-    """(module, last name) of ``path::written``; module is empty for a bare name."""
-    segments = [*path, *written.split("::")]
+    """(module, last name) of ``path::written``; module is empty for a bare name. A
+    leading ``::`` (``::tokio``, the extern crate, not a local module) is dropped."""
+    segments = [s for s in (*path, *written.split("::")) if s] or [written]
     return "::".join(segments[:-1]), segments[-1]
 
 
