@@ -171,3 +171,31 @@ class TestExports:
         assert ("main.js:<module>", "svc.js:Svc.go", 3) in edges
         extract = ModuleIndex({p: parse_file(p, t.encode()) for p, t in files.items()}, [])
         assert Resolver(extract).index.files["svc.js"].exports == (("=", "Svc"),)
+
+
+class TestWildcardPackages:
+    """Kotlin and Java packages are many files, each with wildcard imports of the same
+    packages: a name none of them declares is looked for once per (package, depth), not
+    once per path through the files (kotlinx.coroutines took over ten minutes)."""
+
+    def test_a_missing_name_walks_each_package_once_per_depth(self) -> None:
+        files: dict[str, bytes] = {}
+        for package in ("a", "b", "c"):
+            for n in range(4):
+                files[f"src/{package}/F{n}.kt"] = (
+                    f"package {package}\nimport a.*\nimport b.*\nimport c.*\n"
+                    f"fun f{n}() {{ missing() }}\n"
+                ).encode()
+        resolver = Resolver(ModuleIndex({p: parse_file(p, s) for p, s in files.items()}, []))
+        walked: list[tuple[str, str, int]] = []
+        once = resolver._in_module_once
+
+        def counted(module, name, depth):  # type: ignore[no-untyped-def]
+            walked.append((module.name, name, depth))
+            return once(module, name, depth)
+
+        resolver._in_module_once = counted  # type: ignore[method-assign]
+        for path in sorted(files):
+            assert resolver.resolve_file(path).calls == []
+        assert walked  # the wildcards were followed
+        assert len(walked) == len(set(walked)) <= 3 * 5  # packages x depths 0..4
