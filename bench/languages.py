@@ -6,9 +6,10 @@ what only real trees hold. On its first run it found two faults the suite could 
 a Rust ``use std as tokio;`` failed tokio's whole index on a Module identity check,
 and Kotlin packages (many files, each with wildcard imports of the same packages)
 sent the resolver's re-export walk exponential: kotlinx.coroutines did not finish in
-ten minutes. Each project is a release archive from its language's registry (crates.io,
-the Go module proxy, Maven Central, npm, PyPI), checked against the sha256 pinned
-here, unpacked and committed into a throwaway git repository under the system's
+ten minutes. Each project is a release archive from a registry (crates.io, the Go
+module proxy, Maven Central, npm, PyPI; C# from Unity packages on npm, PHP from
+Debian's packages of the libraries), checked against the sha256 pinned here,
+unpacked and committed into a throwaway git repository under the system's
 temporary folder.
 
 Needs the dev stack (``strata up``): the CLI writes into its Neo4j, each project as
@@ -31,6 +32,7 @@ import subprocess
 import tarfile
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 import uuid
 import zipfile
@@ -131,6 +133,40 @@ PROJECTS = (
         ),
     ),
     Project(
+        "unitask-unirx",
+        "csharp",
+        (
+            Archive(
+                "https://registry.npmjs.org/com.cysharp.unitask/-/com.cysharp.unitask-2.2.5.tgz",
+                "dd89936982fc32a962ac09db926ee0bcc7ca2ab9a02c1553393031345aaf7d2f",
+            ),
+            Archive(
+                "https://registry.npmjs.org/com.neuecc.unirx/-/com.neuecc.unirx-7.1.0.tgz",
+                "df5dea1b6230cda196acebc148dc6ff44fb8c610652d89001c74172312cf2618",
+            ),
+        ),
+    ),
+    Project(
+        "guzzle-phpseclib-symfony",
+        "php",
+        (  # Debian's packages of the libraries (their files under usr/share/php)
+            Archive(
+                "http://deb.debian.org/debian/pool/main/g/guzzle/php-guzzlehttp-guzzle_7.4.5-1_all.deb",
+                "9d9bf1da6497cc3d6b3b1b28093a9ffd13621f6e2854ffd4f2d07d54fc836a06",
+            ),
+            Archive(
+                "http://deb.debian.org/debian/pool/main/p/php-phpseclib3/"
+                "php-phpseclib3_3.0.19-1%2bdeb12u6_all.deb",
+                "0bb8c9a03ac30f90230d71cce6d5dd26fa0049cdc59f907a94ece2fe415417d6",
+            ),
+            Archive(
+                "http://deb.debian.org/debian/pool/main/s/symfony/"
+                "php-symfony-console_5.4.53%2bdfsg-0%2bdeb12u1_all.deb",
+                "64bd4cbdd9556ee3fd212e444a8df4aa0af00e09c81abb8634eff819a7bab62b",
+            ),
+        ),
+    ),
+    Project(
         "sympy",
         "python",
         (
@@ -150,7 +186,7 @@ def fetch(archive: Archive) -> Path:
         project, version = archive.url.removeprefix("pypi:").split("==")
         return sdists.fetch(project, version, archive.sha256, CACHE)
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / archive.url.rsplit("/", 1)[-1]
+    path = CACHE / urllib.parse.unquote(archive.url.rsplit("/", 1)[-1])
     if not path.exists():
         with urllib.request.urlopen(archive.url, timeout=120) as answer:  # noqa: S310 - pinned https
             data = answer.read()
@@ -162,6 +198,10 @@ def fetch(archive: Archive) -> Path:
 
 
 def unpack(path: Path, into: Path) -> None:
+    if path.suffix == ".deb":  # an ar archive: dpkg-deb (Debian's own) unpacks its data
+        into.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["dpkg-deb", "-x", str(path), str(into)], check=True)
+        return
     data = path.read_bytes()
     if zipfile.is_zipfile(io.BytesIO(data)):
         with zipfile.ZipFile(io.BytesIO(data)) as zipped:
