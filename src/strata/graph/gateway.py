@@ -10,6 +10,7 @@ always travel as parameters.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -117,6 +118,10 @@ class Gateway:
 
     def __init__(self, driver: neo4j.Driver, *, database: str, query_timeout_s: float) -> None:
         self._driver = driver
+        # Sessions open now (each used by one thread): close() waits for them. A
+        # request that ran out of time returns while its thread still reads.
+        self._open = 0
+        self._none_open = threading.Condition()
         self._database = database
         self._timeout = query_timeout_s
 
@@ -156,12 +161,22 @@ class Gateway:
         )
         return cls(driver, database=database, query_timeout_s=query_timeout_s)
 
-    def close(self) -> None:
-        """Close the driver's connections. A connection that cannot say goodbye (the
-        driver's send buffer of a connection whose earlier send failed: ``BufferError``,
-        seen once at an API's shutdown after a fuzzing run) is logged, not raised: every
-        transaction on it has already committed or rolled back, and a close that raises
-        breaks its caller's own shutdown (the API's lifespan, a worker's exit)."""
+    def close(self, *, wait_s: float | None = None) -> None:
+        """Close the driver's connections once the sessions in flight have ended.
+
+        A GraphQL request that runs out of time answers at once, but the thread it
+        started still runs its statement (bounded by the same budget on the server);
+        closing the pool under it made two threads use one connection (neo4j 6.4:
+        ``BufferError`` at the API's shutdown after the fuzzing run). So close waits
+        for open sessions, at most ``wait_s`` (default: the query timeout), and says
+        how many it gave up on. A driver that still fails to close is logged, not
+        raised: a close that raises breaks its caller's own shutdown."""
+        limit = self._timeout if wait_s is None else wait_s
+        with self._none_open:
+            self._none_open.wait_for(lambda: self._open == 0, timeout=limit)
+            still = self._open
+        if still:
+            log.warning("closing the neo4j driver with %d session(s) still open", still)
         try:
             self._driver.close()
         except Exception as exc:
@@ -175,6 +190,8 @@ class Gateway:
 
     @contextmanager
     def _session(self) -> Iterator[neo4j.Session]:
+        with self._none_open:
+            self._open += 1
         try:
             with self._driver.session(database=self._database) as session:
                 yield session
@@ -182,6 +199,11 @@ class Gateway:
             raise
         except Exception as exc:
             raise translate(exc) from exc
+        finally:
+            with self._none_open:
+                self._open -= 1
+                if not self._open:
+                    self._none_open.notify_all()
 
     def _wrap(
         self, fn: Callable[[Tx], T], timeout: float | None
