@@ -155,15 +155,13 @@ ORDER BY coalesce(st.scope, n.key)
 # repository prefix (each indexed label's key starts with the repository) instead
 # of seeking the created_at index from the epoch through every repository's states
 # (12 s for one repository on a graph holding twenty Django copies).
-REPO_STATES = """
-CALL () {
-  MATCH (n:Symbol) WHERE n.key STARTS WITH $prefix RETURN n
-  UNION ALL
-  MATCH (n:File) WHERE n.key STARTS WITH $prefix RETURN n
-  UNION ALL
-  MATCH (n:Requirement) WHERE n.key STARTS WITH $prefix RETURN n
-  UNION ALL
-  MATCH (n:Decision) WHERE n.key STARTS WITH $prefix RETURN n
+REPO_STATES = (
+    "CALL () {\n"
+    + "\n  UNION ALL\n".join(
+        f"  MATCH (n:{checked_label(label)}) WHERE n.key STARTS WITH $prefix RETURN n"
+        for label in INDEXED_LABELS
+    )
+    + """
 }
 MATCH (n)-[st:STATE]->(n)
 WHERE st.repo = $repo AND st.hash IS NOT NULL
@@ -171,6 +169,7 @@ WHERE st.repo = $repo AND st.hash IS NOT NULL
 RETURN elementId(st) AS id, toString(st.created_at) AS created_at
 ORDER BY coalesce(st.scope, n.key)
 """
+)
 
 # One page of those versions, by id (a relationship id seek each).
 STATES_BY_ID = """
