@@ -651,7 +651,8 @@ def main() -> None:
             # write path during that index. The same tree again, as a new repository
             # (parsed again: the extract cache is per repository), on the warm Neo4j.
             print("[race] strata CLI full again, on the warm Neo4j", flush=True)
-            cli["warm"] = measured([STRATA, "index", str(cli_repo), "--repo", "race-cli-warm"])
+            warm_name = f"race-cli-warm-{uuid.uuid4().hex[:8]}"  # new on a --dev-stack too
+            cli["warm"] = measured([STRATA, "index", str(cli_repo), "--repo", warm_name])
         lat = cli_latency(stack)
     cg = None
     if not args.skip_codegraph:
