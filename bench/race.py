@@ -5,7 +5,10 @@ included; about 2,800 Python files), checked against its sha256 and committed
 into a throwaway git repository. The run measures, each as wall time and peak
 RSS:
 
-- ``strata index`` (CLI), full, then a one-file change indexed incrementally;
+- ``strata index`` (CLI), full, then a one-file change indexed incrementally,
+  both through the index daemon as `strata index` runs by default (a new daemon
+  for the full index; its peak RSS is the one reported: it did the indexing),
+  then one-file changes with ``--no-daemon`` (a new process each time);
 - the same through the real path: a signed push webhook -> the API -> the code
   worker, timed from the POST to the job's end. By default on a stack of its
   own (``strata up`` with a fresh data folder and free ports, stopped at the
@@ -210,13 +213,33 @@ def change_one_file(repo: Path, round_no: int) -> str:
 
 
 def strata_cli(repo: Path, rounds: int) -> dict[str, Any]:
+    """The full index, then one-file changes: through the index daemon (what `strata
+    index` does by default), then the same number of changes with ``--no-daemon``."""
     name = f"race-cli-{uuid.uuid4().hex[:8]}"
-    full = measured([STRATA, "index", str(repo), "--repo", name])
+    full = through_daemon([STRATA, "index", str(repo), "--repo", name])
     incremental = []
     for n in range(rounds):
         change_one_file(repo, n)
         incremental.append(measured([STRATA, "index", str(repo), "--repo", name]))
-    return {"full": full, "incremental": incremental}
+    alone = []
+    for n in range(rounds, 2 * rounds):
+        change_one_file(repo, n)
+        alone.append(measured([STRATA, "index", str(repo), "--repo", name, "--no-daemon"]))
+    return {"full": full, "incremental": incremental, "no_daemon": alone}
+
+
+def through_daemon(cmd: Sequence[str]) -> Run:
+    """``cmd`` (a `strata index`) run by a daemon started for it: the wall time of the
+    command, and the peak RSS of the daemon, which indexed (the command only waited)."""
+    from strata.indexd import client
+
+    settings = load_settings()
+    client.stop_all(settings)  # a new daemon, as a first `strata index` gets
+    run = measured(cmd)
+    status = client.status(settings)
+    if status is None:
+        raise SystemExit("the index daemon stopped after the run")
+    return Run(run.wall_s, status["peak_rss_mb"], status["peak_rss_mb"], run.output)
 
 
 # -- Strata through webhook -> API -> worker ------------------------------------------
@@ -520,6 +543,8 @@ def report(
         f"{full.tree_rss_mb:8.0f}MB"
     )
     print(f"{'strata index (CLI), one-file change (median)':58} {inc:8.3f}s")
+    alone = median([r.wall_s for r in cli["no_daemon"]])
+    print(f"{'  the same with --no-daemon (a new process each time)':58} {alone:8.3f}s")
     if "warm" in cli:
         warm: Run = cli["warm"]
         print(
@@ -562,6 +587,7 @@ def report(
         print(f"{'strata graphql round trip (median of 5)':58} {lat['graphql']:8.3f}s")
     print("\nratios (target):")
     print(f"  CLI one-file / CLI full            {inc / full.wall_s:6.1%}  (<= 3%)")
+    print(f"  CLI one-file --no-daemon / full    {alone / full.wall_s:6.1%}")
     if wk is not None:
         one = median(wk["incremental"])
         print(f"  worker one-file                    {one * 1000:6.0f} ms (<= 300 ms)")
@@ -652,12 +678,15 @@ def main() -> None:
             # (parsed again: the extract cache is per repository), on the warm Neo4j.
             print("[race] strata CLI full again, on the warm Neo4j", flush=True)
             warm_name = f"race-cli-warm-{uuid.uuid4().hex[:8]}"  # new on a --dev-stack too
-            cli["warm"] = measured([STRATA, "index", str(cli_repo), "--repo", warm_name])
+            cli["warm"] = through_daemon([STRATA, "index", str(cli_repo), "--repo", warm_name])
         lat = cli_latency(stack)
     cg = None
     if not args.skip_codegraph:
         print("[race] codegraph", flush=True)
         cg = codegraph(make_repo(sdist, "race-codegraph"), args.rounds)
+    from strata.indexd import client
+
+    client.stop_all(load_settings())  # the CLI's daemon holds the last tree's state
     report(files, lines, cli=cli, wk=wk, cg=cg, lat=lat)
 
 

@@ -60,6 +60,9 @@ def make_settings(**overrides: object) -> Settings:
         # Searches in the test process's threads: the many short-lived test apps would
         # each spawn a pool (tests/integration/search/test_heavy_reads.py runs it).
         "api_heavy_workers": 0,
+        # `strata index` in the test's own process; tests/integration/indexd runs the
+        # daemon (one per data folder and settings would linger after every test).
+        "index_daemon_idle_s": 0,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]

@@ -142,6 +142,10 @@ class Settings(BaseSettings):
     # Code layer
     mirrors_dir: Path = PROJECT_ROOT / "var" / "mirrors"
     max_file_bytes: int = Field(default=1_000_000, ge=1)
+    # `strata index` hands its run to an index daemon that keeps the parsed tree and
+    # the flow's indexes between runs (strata.indexd); it exits after this many idle
+    # seconds. 0: every `strata index` indexes in its own process (as --no-daemon).
+    index_daemon_idle_s: float = Field(default=900.0, ge=0)
 
     # Files of the project itself
     ontology_dir: Path = PROJECT_ROOT / "ontology"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +15,9 @@ from strata.cli.main import skip_teardown
 from strata.errors import ValidationError
 
 if TYPE_CHECKING:
-    from strata.code.indexer import IndexResult
+    from strata.code.result import IndexResult
+    from strata.indexd.protocol import IndexRequest
+    from strata.settings import Settings
 
 
 def index(
@@ -26,52 +27,64 @@ def index(
     rev: str = typer.Option("HEAD", help="The commit (or ref) to index."),
     since: str | None = typer.Option(None, help="Also index history since this date (ISO)."),
     commits: int | None = typer.Option(None, min=1, help="Also index the last N commits."),
+    daemon: bool = typer.Option(
+        True,
+        "--daemon/--no-daemon",
+        help="Index through the index daemon, which keeps the parsed tree between runs "
+        "(started when none runs; exits after STRATA_INDEX_DAEMON_IDLE_S idle, 0: never used).",
+    ),
 ) -> None:
     """Index a repository (default: its HEAD only; --since/--commits for history)."""
-    from strata.code.service import CodeService
-    from strata.graph.gateway import Gateway
+    from strata.indexd.protocol import IndexRequest, parse_since
     from strata.jobs import REPO_NAME_PATTERN
-    from strata.ontology import load_ontology
 
     name = repo or path.resolve().name.removesuffix(".git")
     if not re.match(REPO_NAME_PATTERN, name):
         raise ValidationError(
             f"invalid repository name {name!r}", hint="use letters, digits, '.', '_' and '-'"
         )
-    since_at = _parse_since(since)
+    since_at = parse_since(since)
     s = settings()
+    request = IndexRequest(
+        str(path.resolve()), name, ref, rev, since_at.isoformat() if since_at else None, commits
+    )
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("indexing", total=None, info="")
+        if daemon and s.index_daemon_idle_s > 0:
+            from strata.indexd import client
+
+            results = client.index(s, request, _reporter(bar, task))
+        else:
+            results = _index_here(s, request, _reporter(bar, task))
+            skip_teardown()  # the index's heap is done with; everything it wrote is on disk
+    _summary(results)
+
+
+def _index_here(s: Settings, request: IndexRequest, progress: Any) -> list[IndexResult]:
+    """The index run in this process."""
+    from strata.code.service import CodeService
+    from strata.graph.gateway import Gateway
+    from strata.indexd.protocol import parse_since
+    from strata.ontology import load_ontology
+
     with Gateway.connect(s) as gateway:
         service = CodeService(s, gateway, load_ontology(s.ontology_dir))
-        with Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("indexing", total=None, info="")
-            results = service.index_path(
-                path,
-                repo=name,
-                ref=ref,
-                rev=rev,
-                since=since_at,
-                commits=commits,
-                progress=_reporter(bar, task),
-            )
-    _summary(results)
-    skip_teardown()  # the index's heap is done with; everything it wrote is on disk
-
-
-def _parse_since(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise ValidationError(f"--since must be an ISO date, got {value!r}") from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        return service.index_path(
+            Path(request.path),
+            repo=request.repo,
+            ref=request.ref,
+            rev=request.rev,
+            since=parse_since(request.since),
+            commits=request.commits,
+            progress=progress,
+        )
 
 
 def _reporter(bar: Progress, task: TaskID) -> Any:

@@ -87,7 +87,11 @@ def up(settings: Settings, report: Report) -> None:
 
 
 def down(settings: Settings, report: Report) -> None:
-    """Stop everything, workers first (warm shutdown), Neo4j last."""
+    """Stop everything: index daemons and workers first (warm shutdown), Neo4j last."""
+    from strata.indexd import client as index_daemons
+
+    for pid in index_daemons.stop_all(settings):
+        report(f"index daemon {pid}: stopped")
     for queue in settings.queues.values():
         if _proc(settings, f"worker-{queue}").stop(timeout=60):
             report(f"worker {queue}: stopped")
@@ -129,4 +133,9 @@ def status(settings: Settings) -> list[ComponentStatus]:
                 "ready" if ready else "not ready",
             )
         )
+    from strata.indexd import client as index_daemons
+
+    for daemon in index_daemons.running(settings):
+        detail = f"`strata index` daemon since {daemon.get('started', '?')[:19]}"
+        rows.append(ComponentStatus("index daemon", True, daemon["pid"], detail))
     return rows

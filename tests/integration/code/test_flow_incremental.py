@@ -12,7 +12,7 @@ from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer
 from strata.code.pending import PendingWrites
 from strata.code.reads import CodeReads
-from strata.code.run import IndexResult
+from strata.code.result import IndexResult
 from strata.code.sync import Sync
 from strata.errors import TransientDatabaseError
 from strata.facts import Fact, StateFact

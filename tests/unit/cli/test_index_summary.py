@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from strata.cli.code import NARROW_COLUMNS, SUMMARY_COLUMNS, summary_table
-from strata.code.run import IndexResult
+from strata.code.result import IndexResult
 
 
 def _result(commit: str, files: int) -> IndexResult:

@@ -9,7 +9,8 @@ import structlog
 from celery import shared_task
 
 from strata import locks
-from strata.code.run import Clock, IndexResult
+from strata.code.result import IndexResult
+from strata.code.run import Clock
 from strata.errors import NotFound, StrataError
 from strata.jobs import CODE_REINDEX, KNOWLEDGE_SYNC, ZERO_SHAS, ReindexJob, parse_job
 from strata.search.bodies import registered_blob_source
