@@ -39,6 +39,7 @@ Progress = Callable[[str, dict[str, Any]], None]
 
 START_TIMEOUT_S = 60.0  # the daemon imports the indexer (~1 s) before it listens
 LOG_KEEP_BYTES = 5 * 2**20  # the daemons' log is cut to its tail beyond this at a start
+STALE_LOCK_S = 86_400.0  # a lock file with no socket beside it for a day is removed
 NO_DAEMON_HINT = "`strata index --no-daemon` indexes in this process"
 
 
@@ -180,11 +181,17 @@ def _daemons() -> list[dict[str, Any]]:
 
 
 def _stop_older(settings: Settings, *, keep: str) -> None:
-    """Ask the daemons of these same settings (another code fingerprint) to stop."""
+    """Ask the daemons of these same settings (another code fingerprint) to stop, and
+    remove the lock files of daemons long gone (one per code fingerprint ever run)."""
     mine = settings_hash(settings)
     for daemon in _daemons():
         if daemon.get("settings") == mine and daemon.get("key") != keep:
             _ask_to_stop(Path(daemon["socket"]))
+    old = time.time() - STALE_LOCK_S
+    for lock in runtime_dir().glob("indexd-*.lock"):
+        with suppress(OSError):
+            if not lock.with_suffix(".sock").exists() and lock.stat().st_mtime < old:
+                lock.unlink()
 
 
 def _ask_to_stop(path: Path) -> None:
