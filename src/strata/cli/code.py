@@ -57,11 +57,17 @@ def index(
         transient=True,
     ) as bar:
         task = bar.add_task("indexing", total=None, info="")
+        results = None
         if daemon and s.index_daemon_idle_s > 0:
             from strata.indexd import client
 
             results = client.index(s, request, _reporter(bar, task))
-        else:
+            if results is None:
+                bar.console.print(
+                    "[dim]the index daemon is busy with another repository: "
+                    "indexing in this process[/]"
+                )
+        if results is None:
             results = _index_here(s, request, _reporter(bar, task))
             skip_teardown()  # the index's heap is done with; everything it wrote is on disk
     _summary(results)

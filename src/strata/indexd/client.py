@@ -43,8 +43,11 @@ STALE_LOCK_S = 86_400.0  # a lock file with no socket beside it for a day is rem
 NO_DAEMON_HINT = "`strata index --no-daemon` indexes in this process"
 
 
-def index(settings: Settings, request: IndexRequest, progress: Progress) -> list[IndexResult]:
-    """Run ``request`` in the daemon for ``settings`` (started if none answers)."""
+def index(
+    settings: Settings, request: IndexRequest, progress: Progress
+) -> list[IndexResult] | None:
+    """Run ``request`` in the daemon for ``settings`` (started if none answers); None
+    if the daemon is busy with another repository or ref (index it in this process)."""
     where = address(settings)
     conn = _connect(where.socket) or _start(settings, where)
     with conn, conn.makefile("rwb") as stream:
@@ -61,6 +64,8 @@ def index(settings: Settings, request: IndexRequest, progress: Progress) -> list
                 progress(str(phase), dict(counters))
             elif "error" in message:
                 raise_error(message["error"])
+            elif "busy" in message:
+                return None
             elif "results" in message:
                 return [IndexResult.from_dict(r) for r in message["results"]]
 

@@ -36,6 +36,7 @@ class Stream(Protocol):
     def write(self, data: bytes, /) -> int: ...
     def flush(self) -> None: ...
     def readline(self, size: int | None = -1, /) -> bytes: ...
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,11 @@ class IndexRequest:
     rev: str = "HEAD"
     since: str | None = None  # ISO
     commits: int | None = None
+
+    @property
+    def slot(self) -> tuple[str, str]:
+        """The repository and ref it writes (one code lock each)."""
+        return self.repo, self.ref
 
     def to_message(self) -> dict[str, Any]:
         return {"op": "index", **asdict(self)}

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import resource
 import signal
 import socket
 import threading
 import time
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
@@ -45,6 +47,8 @@ from strata.settings import Settings
 
 log = structlog.get_logger(component="index-daemon")
 
+REQUEST_READ_TIMEOUT_S = 5.0
+
 
 class CallerGone(Exception):
     """The caller closed its end while its run went on."""
@@ -63,41 +67,127 @@ class IndexDaemon:
         self._service: Any = None  # strata.code.service.CodeService, built on first use
         self._gateway: Any = None
         self._inode: int | None = None
+        # Index requests waiting for this thread; None asks it to stop.
+        self._queue: queue.Queue[tuple[socket.socket, Stream, IndexRequest] | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._busy: tuple[str, str] | None = None  # the repository and ref being indexed
+        self._closing = False
 
     # -- the loop -------------------------------------------------------------------
 
     def serve(self) -> None:
-        """Listen, answer requests one by one, and return once idle or told to stop."""
+        """Listen, run the index requests one by one, return once idle or told to stop.
+
+        An acceptor thread reads every request as it comes: it answers ``status`` and
+        ``stop`` at once, queues an index of the repository and ref being indexed
+        (it would wait for that ref's code lock anyway), and answers ``busy`` to an
+        index of another one (its caller indexes in its own process, in parallel,
+        as it did before the daemon). This thread runs the queued indexes."""
         signal.signal(signal.SIGTERM, _exit_on_signal)
         listener = self._listen()
+        acceptor = threading.Thread(target=self._accept, args=(listener,), daemon=True)
+        acceptor.start()
         log.info("indexd.listening", socket=str(self.where.socket), idle_s=self.idle_s)
         try:
             while True:
-                listener.settimeout(self.idle_s)
                 try:
-                    conn, _ = listener.accept()
-                except TimeoutError:
-                    log.info("indexd.idle_exit", idle_s=self.idle_s, requests=self.requests)
-                    return
-                conn.settimeout(None)
-                after: tuple[str, str] | str | None = None
-                try:
-                    with conn, conn.makefile("rwb") as stream:
-                        after = self._answer(stream)
-                except (OSError, ValueError):  # the last answer's flush: the caller left
-                    log.info("indexd.caller_left_before_answer")
-                except Exception:  # a daemon outlives any one request
-                    log.exception("indexd.request_failed")
-                    self._drop()
-                self.last_request = time.monotonic()
-                if after == "stop":
+                    item = self._queue.get(timeout=self.idle_s)
+                except queue.Empty:
+                    with self._lock:
+                        if self._queue.empty() and self._busy is None:
+                            self._closing = True
+                            log.info("indexd.idle_exit", idle_s=self.idle_s, requests=self.requests)
+                            return
+                    continue
+                if item is None:  # stop
                     log.info("indexd.stopped", requests=self.requests)
                     return
-                if after is not None:
-                    self._settle(*after)
+                self._serve_one(*item)
         finally:
+            with self._lock:
+                self._closing = True
+            self._turn_away_queued()
             self._unlisten(listener)
             self._drop()
+
+    def _serve_one(self, conn: socket.socket, stream: Stream, request: IndexRequest) -> None:
+        """Run one queued index, answer it, then settle (or free the daemon)."""
+        after = None
+        try:
+            after = self._index(stream, request)
+        except Exception:  # a daemon outlives any one request
+            log.exception("indexd.request_failed")
+            self._drop()
+        finally:
+            _close(conn, stream)  # its flush failing means only that the caller left
+        if after is not None:
+            self._settle(*after)
+        self.last_request = time.monotonic()
+        with self._lock:
+            if self._queue.empty():
+                self._busy = None
+
+    def _accept(self, listener: socket.socket) -> None:
+        """The acceptor thread: read each request, answer or queue it."""
+        listener.settimeout(0.5)
+        while not self._closing:
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return  # the listener closed
+            try:
+                self._take(conn)
+            except Exception:
+                log.exception("indexd.accept_failed")
+                conn.close()
+
+    def _take(self, conn: socket.socket) -> None:
+        conn.settimeout(REQUEST_READ_TIMEOUT_S)  # a request is one short line
+        stream = conn.makefile("rwb")
+        try:
+            message = receive(stream, MAX_REQUEST_BYTES)
+            if message is None:
+                raise ValidationError("no request")
+            op = message.get("op")
+            if op == "index":
+                request = IndexRequest.from_message(message)
+                conn.settimeout(None)
+                with self._lock:
+                    queued = not self._closing and self._busy in (None, request.slot)
+                    if queued:
+                        self._busy = request.slot
+                        self.requests += 1
+                        self._queue.put((conn, stream, request))
+                    busy = self._busy
+                if queued:
+                    return
+                _reply(stream, {"busy": {"repo": busy[0], "ref": busy[1]} if busy else {}})
+            elif op == "status":
+                _reply(stream, {"status": self.status()})
+            elif op == "stop":
+                _reply(stream, {"stopping": os.getpid()})
+                self._queue.put(None)
+            else:
+                raise ValidationError(f"unknown request {op!r}", hint="index, status or stop")
+        except StrataError as exc:
+            _reply(stream, error_message(exc))
+        except (OSError, ValueError):
+            log.info("indexd.request_unread")
+        _close(conn, stream)
+
+    def _turn_away_queued(self) -> None:
+        """Answer ``busy`` to the requests still queued (the daemon is going away)."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None:
+                conn, stream, _ = item
+                _reply(stream, {"busy": {}})
+                _close(conn, stream)
 
     def _listen(self) -> socket.socket:
         """Bind a fresh socket, then move it to the address (callers never see a socket
@@ -136,29 +226,6 @@ class IndexDaemon:
             pass
 
     # -- one request ----------------------------------------------------------------
-
-    def _answer(self, stream: Stream) -> tuple[str, str] | str | None:
-        """Read one request and answer it; what to do once the caller is answered:
-        ``"stop"``, a (repo, ref) to settle, or None."""
-        try:
-            message = receive(stream, MAX_REQUEST_BYTES)
-            if message is None:
-                return None
-            op = message.get("op")
-            if op == "status":
-                _reply(stream, {"status": self.status()})
-                return None
-            if op == "stop":
-                _reply(stream, {"stopping": os.getpid()})
-                return "stop"
-            if op != "index":
-                raise ValidationError(f"unknown request {op!r}", hint="index, status or stop")
-            request = IndexRequest.from_message(message)
-        except StrataError as exc:
-            _reply(stream, error_message(exc))
-            return None
-        self.requests += 1
-        return self._index(stream, request)
 
     def _index(self, stream: Stream, request: IndexRequest) -> tuple[str, str] | None:
         caller = _Caller(stream)
@@ -252,6 +319,7 @@ class IndexDaemon:
             "idle_s": round(time.monotonic() - self.last_request, 3),
             "idle_limit_s": self.idle_s,
             "requests": self.requests,
+            "busy": list(self._busy) if self._busy else None,
             "rss_mb": round(_current_rss_bytes() / 2**20, 1),
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
             "warm": self._service is not None,
@@ -285,6 +353,12 @@ def _reply(stream: Stream, message: dict[str, Any]) -> None:
         send(stream, message)
     except (OSError, ValueError):
         log.info("indexd.caller_left_before_answer")
+
+
+def _close(conn: socket.socket, stream: Stream) -> None:
+    for closing in (stream, conn):
+        with suppress(OSError, ValueError):
+            closing.close()
 
 
 def _current_rss_bytes() -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -53,7 +54,9 @@ def _index(s: Settings, repo: GitRepo, name: str, **extra: Any) -> list[IndexRes
     events: list[str] = []
     request = IndexRequest(str(repo.path), name, "main", **extra)
     results = client.index(s, request, lambda phase, _: events.append(phase))
-    assert events[-1] == "done"
+    assert results is not None
+    if results[-1].mode != "unchanged":  # an unchanged head reports no progress
+        assert events[-1] == "done"
     return results
 
 
@@ -118,6 +121,43 @@ class TestWarmRuns:
         assert out.returncode == 0, out.stderr
         table = rows(out.stdout)
         assert [table[c[:12]][1] for c in (c1, c2)] == ["full", "incremental"]
+
+
+class TestBusy:
+    """One index at a time: the same repository waits, another indexes elsewhere."""
+
+    def test_another_repository_is_turned_away_the_same_one_waits(
+        self, daemon_settings: Settings, tmp_path: Path, unique: str
+    ) -> None:
+        big, small = f"indexd-big-{unique}", f"indexd-small-{unique}"
+        big_repo, _ = generated_repo(tmp_path / big, 300, C1)
+        small_repo, _ = generated_repo(tmp_path / small, FILES, C1)
+        answers: dict[str, list[IndexResult] | None] = {}
+        threads = [
+            threading.Thread(
+                target=lambda: answers.setdefault("first", _index(daemon_settings, big_repo, big))
+            )
+        ]
+        threads[0].start()
+        _wait_busy(daemon_settings, [big, "main"])
+        request = IndexRequest(str(small_repo.path), small, "main")
+        assert client.index(daemon_settings, request, _ignore) is None  # busy: not queued
+        threads.append(
+            threading.Thread(
+                target=lambda: answers.setdefault("again", _index(daemon_settings, big_repo, big))
+            )
+        )
+        threads[1].start()
+        for thread in threads:
+            thread.join(timeout=300)
+        first, again = answers["first"], answers["again"]
+        assert first is not None
+        assert first[0].mode == "full"
+        assert again is not None
+        assert again[0].mode == "unchanged"
+        status = client.status(daemon_settings)
+        assert status is not None
+        assert status["requests"] == 2
 
 
 class TestFailures:
@@ -226,6 +266,16 @@ def _raised_here(settings: Settings, path: Path) -> type[BaseException]:
         except StrataError as exc:
             return type(exc)
     raise AssertionError("indexing a folder that is not a repository succeeded")
+
+
+def _wait_busy(settings: Settings, slot: list[str], timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        status = client.status(settings)
+        if status is not None and status["busy"] == slot:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"the daemon never indexed {slot}")
 
 
 def _wait_gone(pid: int, timeout_s: float = 10.0) -> None:
