@@ -236,7 +236,9 @@ def index(repo: Path, name: str, timeout_s: float) -> Outcome:
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen(
-            [STRATA, "index", str(repo), "--repo", name],
+            # In this process, not the index daemon: its own peak RSS is the index's,
+            # and the time limit's kill stops the index itself.
+            [STRATA, "index", str(repo), "--repo", name, "--no-daemon"],
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,

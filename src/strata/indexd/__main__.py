@@ -7,13 +7,25 @@ refuses to run if that environment or the code names another daemon than ``KEY``
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 from strata.errors import StrataError
 from strata.indexd.protocol import address, address_of
 from strata.indexd.server import IndexDaemon
 from strata.logs import configure
-from strata.settings import load_settings
+from strata.settings import Settings, load_settings
+
+
+def absolute_paths(settings: Settings) -> Settings:
+    """``settings`` with every folder resolved against the working folder."""
+    paths = {
+        name: value.resolve()
+        for name in type(settings).model_fields
+        if isinstance(value := getattr(settings, name), Path)
+    }
+    return settings.model_copy(update=paths)
 
 
 def main(argv: list[str]) -> int:
@@ -30,6 +42,12 @@ def main(argv: list[str]) -> int:
         if address(settings) != where:
             print("settings or code changed while the daemon started", file=sys.stderr)
             return 3
+        # The daemon outlives the folder it was started from (a test's, a deleted
+        # clone's): its paths are made absolute and the code stack imported first.
+        settings = absolute_paths(settings)
+        import strata.code.service  # noqa: F401 - imported now, not at the first request
+
+        os.chdir("/")
         IndexDaemon(settings, where, idle_s=settings.index_daemon_idle_s).serve()
     except StrataError as exc:
         print(f"error: {exc}", file=sys.stderr)
