@@ -17,8 +17,14 @@ from strata.code.model import CallSite, DeclaredType, FileExtract, SymbolDef
 
 
 def link(unit: Unit) -> None:
-    """Set qualname, parent and kind of every declaration and caller of every call."""
-    decls = sorted(unit.decls, key=lambda d: (d.start, -d.end))
+    """Set qualname, parent and kind of every declaration and caller of every call.
+
+    A declaration without a name (tree-sitter's recovery from a syntax error can
+    read ``class {`` or a cut-off method as one) is no declaration: what it holds
+    belongs to the named one around it. Kept, it gave symbols an empty name, which
+    the ontology refuses, and one such file failed a whole repository's index."""
+    named = (d for d in unit.decls if d.name.strip())
+    decls = sorted(named, key=lambda d: (d.start, -d.end))
     unit.decls = decls
     seen: dict[str, int] = {}
     stack: list[Decl] = []
@@ -180,7 +186,7 @@ def build_extract(unit: Unit, language: str, *, has_errors: bool) -> FileExtract
         lines=lines,
         symbols=tuple(symbols),
         calls=calls,
-        imports=tuple(unit.imports),
+        imports=tuple(i for i in unit.imports if i.module),  # a cut-off import names none
         package=unit.package,
         has_errors=has_errors,
         is_test_file=unit.is_test_file,

@@ -107,6 +107,10 @@ class LanguageAdapter:
     super_receivers: ClassVar[frozenset[str]] = frozenset({"super"})
     # declared "types" that leave the type to the value (`var x = new C()`)
     inferred_types: ClassVar[frozenset[str]] = frozenset()
+    # Parse a file that does not end in a newline with one added (a grammar whose
+    # scanner never returns on some inputs cut off at the end: see KotlinAdapter).
+    # Offsets and the line count are the same either way.
+    final_newline: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._language: Language | None = None
@@ -132,6 +136,8 @@ class LanguageAdapter:
 
     def extract(self, path: str, source: bytes) -> FileExtract:
         """Parse ``source`` (the file at repository-relative ``path``) and extract it."""
+        if self.final_newline and source and not source.endswith(b"\n"):
+            source += b"\n"
         tree = Parser(self.ts_language()).parse(source)
         unit = Unit(path, source, tree.root_node)
         unit.is_test_file = self.is_test_path(path)

@@ -47,6 +47,10 @@ class KotlinAdapter(LanguageAdapter):
     extensions = (".kt", ".kts")
     query_file = "kotlin"
     module_system = JvmModules()
+    # tree-sitter-kotlin 1.0.1 and 1.1.0 never return from parsing `val x = 1\n@get:S`
+    # (an annotation cut off at the end of the file, no newline after it): a push of
+    # such a file hung its index. With the newline the parse ends.
+    final_newline = True
     framework_imports = (
         ("org.springframework", "spring"),
         ("org.junit", "junit"),
