@@ -409,6 +409,9 @@ class CodeIndexer:
             todo.append((entry, data))
         parsed = self._parse_all(run, [(e.path, d) for e, d in todo], [e.blob for e, _ in todo])
         for (entry, _), extract in zip(todo, parsed, strict=True):
+            if extract is None:  # its parse ran out of time (strata.code.parallel)
+                skipped["parse_timeout"] = skipped.get("parse_timeout", 0) + 1
+                continue
             found[entry.path] = (entry.blob, extract)
         run.result.files_parsed = len(todo)
         # Tree order whichever came from the cache: the resolution reads files in order.
@@ -417,7 +420,7 @@ class CodeIndexer:
 
     def _parse_all(
         self, run: Run, items: list[tuple[str, bytes]], blobs: list[str]
-    ) -> list[FileExtract]:
+    ) -> list[FileExtract | None]:
         """Parse in this process below the threshold (helpers cost ~0.3 s to start),
         else in helper processes, which work in a Celery prefork child too; their
         answers also go to the run's cache file as they come (:class:`EarlySet`)."""

@@ -12,6 +12,13 @@ So the helpers are plain ``subprocess`` interpreters running
 and answering on stdout. They are not ``multiprocessing`` children, so the
 daemon rule does not apply, and they need no cleanup from a parent that dies:
 a killed parent closes their stdin, and they exit at end of input.
+
+A helper gets a deadline per chunk (:func:`deadline_s`): a grammar whose scanner
+never returns on some input holds the interpreter's lock inside tree-sitter, so
+only another process can stop it. A helper past its deadline is killed, the
+chunk's files are parsed again one by one in a new helper, and the file that
+runs out of time again comes back as None (the indexer skips it, counted as
+``parse_timeout``); the run goes on.
 """
 
 from __future__ import annotations
@@ -37,12 +44,26 @@ log = logging.getLogger(__name__)
 CHUNK_FILES = 64
 _HEADER = struct.Struct(">Q")
 _STOP_WAIT_S = 5.0
+HELPER_MODULE = "strata.code.parse_worker"
+# A chunk's deadline: this, plus PARSE_PER_MB_S per MB of its sources. Django's
+# chunks parse in ~0.4 s and a 1 MB generated file in ~3 s on this machine.
+PARSE_BASE_S = 60.0
+PARSE_PER_MB_S = 30.0
 
 
 class ParseHelperLost(StrataError):
     """A parse helper process exited before it answered (a crash while parsing)."""
 
     code = "parse_helper_lost"
+
+
+class _TimedOut(Exception):
+    """A helper did not answer within its deadline (it was killed)."""
+
+
+def deadline_s(chunk: Sequence[tuple[str, bytes, str]]) -> float:
+    """How long a helper may take over ``chunk``."""
+    return PARSE_BASE_S + PARSE_PER_MB_S * sum(len(s) for _, s, _ in chunk) / 2**20
 
 
 def write_frame(stream: IO[bytes], value: Any) -> None:
@@ -73,23 +94,34 @@ def _helper_env() -> dict[str, str]:
 
 
 class _Helper:
-    def __init__(self) -> None:
+    def __init__(self, module: str = HELPER_MODULE) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "strata.code.parse_worker"],
+            [sys.executable, "-m", module],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=_helper_env(),
         )
+        self.killed = False  # by a deadline (maybe just after it answered: not usable)
 
-    def ask(self, chunk: list[tuple[str, bytes, str]]) -> bytes:
+    def ask(self, chunk: list[tuple[str, bytes, str]], *, deadline: float | None = None) -> bytes:
         """The record of a chunk of (path, source, key): its ``{path: (key, extract)}``
-        pickled as a set file stores it (:func:`strata.code.cache.chunk_record`)."""
+        pickled as a set file stores it (:func:`strata.code.cache.chunk_record`).
+        Past ``deadline`` seconds the helper is killed and _TimedOut raised."""
         assert self.proc.stdin is not None
         assert self.proc.stdout is not None
+        timer = None
+        if deadline is not None:
+            timer = threading.Timer(deadline, self._kill)
+            timer.daemon = True
+            timer.start()
         try:
             write_frame(self.proc.stdin, chunk)
             status, value = read_frame(self.proc.stdout)
         except (EOFError, BrokenPipeError, OSError) as exc:
+            if timer is not None:
+                timer.cancel()
+            if self.killed:
+                raise _TimedOut from exc
             code = self.proc.poll()
             raise ParseHelperLost(
                 f"a parse helper exited (code {code}) while parsing one of "
@@ -97,10 +129,17 @@ class _Helper:
                 + (" ..." if len(chunk) > 3 else ""),
                 paths=[p for p, _, _ in chunk[:20]],
             ) from exc
+        if timer is not None:
+            timer.cancel()
         if status == "error":
             raise value
         record: bytes = value
         return record
+
+    def _kill(self) -> None:
+        self.killed = True
+        with contextlib.suppress(OSError):
+            self.proc.kill()
 
     def stop(self) -> None:
         if self.proc.stdin is not None:
@@ -121,8 +160,10 @@ def parse_parallel(
     *,
     keys: Sequence[str] | None = None,
     sink: Callable[[bytes, dict[str, str]], None] | None = None,
-) -> list[FileExtract]:
-    """Extracts of ``items`` (path, source) in order, parsed by ``workers`` helpers.
+    helper_module: str = HELPER_MODULE,
+) -> list[FileExtract | None]:
+    """Extracts of ``items`` (path, source) in order, parsed by ``workers`` helpers;
+    None for a file whose parse ran out of time (see the module's docstring).
 
     Chunks are handed out as helpers free up, so one slow file does not hold
     back a whole share. The first error (a parse error re-raised from the
@@ -136,55 +177,107 @@ def parse_parallel(
     """
     named = [(p, s, keys[i] if keys is not None else "") for i, (p, s) in enumerate(items)]
     chunks = [named[i : i + CHUNK_FILES] for i in range(0, len(named), CHUNK_FILES)]
-    results: list[list[FileExtract] | None] = [None] * len(chunks)
-    sunk = threading.Lock()
-    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
-    for i in range(len(chunks)):
-        todo.put(i)
-    errors: list[BaseException] = []
-    helpers: list[_Helper] = []
+    run = _Feeding(chunks, sink, helper_module)
     try:
         for _ in range(max(1, min(workers, len(chunks)))):
-            helpers.append(_Helper())
+            run.helpers.append(_Helper(helper_module))
     except OSError:
         log.warning("cannot start parse helpers; parsing in this process", exc_info=True)
-        for helper in helpers:
+        for helper in run.helpers:
             helper.stop()
         from strata.code.languages import parse_file
 
         return [parse_file(path, source) for path, source in items]
+    return run.run()
 
-    def feed(helper: _Helper) -> None:
-        while not errors:
+
+Chunk = list[tuple[str, bytes, str]]
+
+
+class _Feeding:
+    """One parse_parallel run: a feeding thread per helper hands out the chunks."""
+
+    def __init__(
+        self,
+        chunks: list[Chunk],
+        sink: Callable[[bytes, dict[str, str]], None] | None,
+        helper_module: str,
+    ) -> None:
+        self.chunks = chunks
+        self.sink = sink
+        self.helper_module = helper_module
+        self.results: list[list[FileExtract | None] | None] = [None] * len(chunks)
+        self.sunk = threading.Lock()
+        self.todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for i in range(len(chunks)):
+            self.todo.put(i)
+        self.errors: list[BaseException] = []
+        self.helpers: list[_Helper] = []
+
+    def run(self) -> list[FileExtract | None]:
+        # The feeding threads only wait on pipes and unpickle; the helpers parse.
+        # The answers are many small objects and no cycles: the collector's passes
+        # over them while they arrive cost more than reading them (as in the cache).
+        threads = [
+            threading.Thread(target=self.feed, args=(h,), name="strata-parse-feed")
+            for h in list(self.helpers)
+        ]
+        try:
+            with collector_paused():
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+        finally:
+            self.errors.append(StopIteration())  # tells feeders still running to stop
+            for helper in list(self.helpers):
+                helper.stop()
+        if not isinstance(self.errors[0], StopIteration):
+            raise self.errors[0]
+        return [extract for chunk in self.results if chunk is not None for extract in chunk]
+
+    def feed(self, helper: _Helper) -> None:
+        while not self.errors:
             try:
-                i = todo.get_nowait()
+                i = self.todo.get_nowait()
             except queue.Empty:
                 return
+            chunk = self.chunks[i]
             try:
-                record = helper.ask(chunks[i])
-                parsed: dict[str, tuple[str, FileExtract]] = pickle.loads(record)  # noqa: S301
-                results[i] = [extract for _, extract in parsed.values()]
-                if sink is not None:
-                    with sunk:
-                        sink(record, {p: k for p, _, k in chunks[i]})
+                try:
+                    self.results[i] = self.take(
+                        helper.ask(chunk, deadline=deadline_s(chunk)), chunk
+                    )
+                except _TimedOut:
+                    helper, self.results[i] = self.one_by_one(self.renewed(helper), chunk)
+                if helper.killed:  # its deadline came just after it answered
+                    helper = self.renewed(helper)
             except BaseException as exc:
-                errors.append(exc)
+                self.errors.append(exc)
                 return
 
-    # The feeding threads only wait on pipes and unpickle; the helpers do the parsing.
-    # The answers are many small objects and no cycles: the collector's passes over
-    # them while they arrive cost more than reading them (as in the cache's load).
-    threads = [threading.Thread(target=feed, args=(h,), name="strata-parse-feed") for h in helpers]
-    try:
-        with collector_paused():
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-    finally:
-        errors.append(StopIteration())  # tells feeders still running (an interrupt) to stop
-        for helper in helpers:
-            helper.stop()
-    if not isinstance(errors[0], StopIteration):
-        raise errors[0]
-    return [extract for chunk in results if chunk is not None for extract in chunk]
+    def one_by_one(self, helper: _Helper, chunk: Chunk) -> tuple[_Helper, list[FileExtract | None]]:
+        """The chunk's files alone, each with its own deadline: the one that runs out
+        of time again is None."""
+        found: list[FileExtract | None] = []
+        for item in chunk:
+            try:
+                found.extend(self.take(helper.ask([item], deadline=deadline_s([item])), [item]))
+            except _TimedOut:
+                log.warning("parse of %s ran out of time; skipped", item[0])
+                found.append(None)
+                helper = self.renewed(helper)
+        return helper, found
+
+    def take(self, record: bytes, chunk: Chunk) -> list[FileExtract | None]:
+        parsed: dict[str, tuple[str, FileExtract]] = pickle.loads(record)  # noqa: S301
+        if self.sink is not None:
+            with self.sunk:
+                self.sink(record, {p: k for p, _, k in chunk})
+        return [extract for _, extract in parsed.values()]
+
+    def renewed(self, helper: _Helper) -> _Helper:
+        helper.stop()
+        fresh = _Helper(self.helper_module)
+        self.helpers.append(fresh)
+        return fresh

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from strata.code import parallel
 from strata.code.languages import parse_file
 from strata.code.parallel import CHUNK_FILES, ParseHelperLost, _Helper, parse_parallel
 from strata.errors import ValidationError
@@ -55,6 +56,31 @@ class TestParseParallel:
         with pytest.raises(ParseHelperLost, match=r"exited \(code -9\).*pkg/mod0.py"):
             helper.ask([(p, s, "") for p, s in _items(1)])
         helper.stop()
+
+
+class TestDeadlines:
+    """A parse that never ends is stopped: its file comes back None, the rest parse."""
+
+    def test_a_looping_file_is_skipped_and_the_run_goes_on(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(parallel, "PARSE_BASE_S", 3.0)
+        items = _items(90)
+        items.insert(70, ("pkg/loops.py", b"x = 1\n"))  # in the second chunk
+        records: list[dict[str, str]] = []
+        found = parse_parallel(
+            items,
+            2,
+            keys=[f"k{i}" for i in range(len(items))],
+            sink=lambda _, files: records.append(files),
+            helper_module="tests.unit.code._looping_parse_worker",
+        )
+        assert len(found) == len(items)
+        assert found[70] is None
+        expected = [parse_file(p, s) for p, s in items[:70] + items[71:]]
+        assert found[:70] + found[71:] == expected
+        cached = {path for files in records for path in files}
+        assert cached == {p for p, _ in items} - {"pkg/loops.py"}
 
 
 class TestRecords:
