@@ -24,7 +24,7 @@ from strata.code.heap import collector_paused, freeze_before_resuming, heap_froz
 from strata.code.listing import Listings, list_tree
 from strata.code.model import FileExtract
 from strata.code.modules import ModuleIndex
-from strata.code.parallel import parse_parallel
+from strata.code.parallel import parse_guarded, parse_parallel
 from strata.code.pending import PendingWrites
 from strata.code.plan import Planner
 from strata.code.projection import CodeProjection, Snapshot
@@ -41,13 +41,6 @@ from strata.graph.store import FactStore
 __all__ = ["PARALLEL_PARSE_MIN_FILES", "CodeIndexer", "IndexResult", "Progress"]
 
 PARALLEL_PARSE_MIN_FILES = 400
-
-
-def _parse_one(item: tuple[str, bytes]) -> FileExtract:
-    from strata.code.languages import parse_file
-
-    path, source = item
-    return parse_file(path, source)
 
 
 # Files a run re-resolves with a rebased solver; more start a new one (FlowIndex.restart).
@@ -421,12 +414,16 @@ class CodeIndexer:
     def _parse_all(
         self, run: Run, items: list[tuple[str, bytes]], blobs: list[str]
     ) -> list[FileExtract | None]:
-        """Parse in this process below the threshold (helpers cost ~0.3 s to start),
-        else in helper processes, which work in a Celery prefork child too; their
-        answers also go to the run's cache file as they come (:class:`EarlySet`)."""
+        """Parse in the one helper the process keeps below the threshold (helpers
+        cost ~0.3 s to start), else in several, which work in a Celery prefork child
+        too; their answers also go to the run's cache file as they come
+        (:class:`EarlySet`). Never in this process: a parse that never ends could
+        not be stopped (strata.code.parallel)."""
         workers = min(self.workers, os.cpu_count() or 1)
+        if not items:
+            return []
         if len(items) < PARALLEL_PARSE_MIN_FILES or workers <= 1:
-            return [_parse_one(item) for item in items]
+            return parse_guarded(items)
         run.result.parse_workers = workers
         snap = run.snapshot
         run.early = self.cache.early(snap.repo, snap.ref, snap.commit.sha)

@@ -18,7 +18,8 @@ never returns on some input holds the interpreter's lock inside tree-sitter, so
 only another process can stop it. A helper past its deadline is killed, the
 chunk's files are parsed again one by one in a new helper, and the file that
 runs out of time again comes back as None (the indexer skips it, counted as
-``parse_timeout``); the run goes on.
+``parse_timeout``); the run goes on. Small runs (a push's changed files) go
+through :func:`parse_guarded`: one helper the process keeps, same deadlines.
 """
 
 from __future__ import annotations
@@ -192,6 +193,48 @@ def parse_parallel(
 
 
 Chunk = list[tuple[str, bytes, str]]
+
+# The helper this process keeps for small runs (parse_guarded), by helper module.
+_kept: dict[str, _Helper] = {}
+_kept_lock = threading.Lock()
+
+
+def parse_guarded(
+    items: Sequence[tuple[str, bytes]], *, helper_module: str = HELPER_MODULE
+) -> list[FileExtract | None]:
+    """Extracts of a few ``items`` (path, source), parsed by the one helper this
+    process keeps (started on first use, ~0.3 s; then a pipe's round trip), with
+    parse_parallel's deadlines: None for a file that ran out of time."""
+    named = [(p, s, "") for p, s in items]
+    chunks = [named[i : i + CHUNK_FILES] for i in range(0, len(named), CHUNK_FILES)]
+    feeding = _Feeding(chunks, None, helper_module)
+    found: list[FileExtract | None] = []
+    with _kept_lock:
+        helper = _kept.pop(helper_module, None)
+        try:
+            if helper is None or helper.killed or helper.proc.poll() is not None:
+                helper = _Helper(helper_module)
+        except OSError:
+            log.warning("cannot start a parse helper; parsing in this process", exc_info=True)
+            from strata.code.languages import parse_file
+
+            return [parse_file(path, source) for path, source in items]
+        for chunk in chunks:
+            try:
+                found.extend(feeding.take(helper.ask(chunk, deadline=deadline_s(chunk)), chunk))
+            except _TimedOut:
+                helper, part = feeding.one_by_one(feeding.renewed(helper), chunk)
+                found.extend(part)
+            except BaseException:
+                if helper.proc.poll() is None:
+                    _kept[helper_module] = helper  # a parse error: the helper is fine
+                else:
+                    helper.stop()
+                raise
+            if helper.killed:
+                helper = feeding.renewed(helper)
+        _kept[helper_module] = helper
+    return found
 
 
 class _Feeding:

@@ -10,7 +10,13 @@ import pytest
 
 from strata.code import parallel
 from strata.code.languages import parse_file
-from strata.code.parallel import CHUNK_FILES, ParseHelperLost, _Helper, parse_parallel
+from strata.code.parallel import (
+    CHUNK_FILES,
+    ParseHelperLost,
+    _Helper,
+    parse_guarded,
+    parse_parallel,
+)
 from strata.errors import ValidationError
 
 
@@ -81,6 +87,34 @@ class TestDeadlines:
         assert found[:70] + found[71:] == expected
         cached = {path for files in records for path in files}
         assert cached == {p for p, _ in items} - {"pkg/loops.py"}
+
+
+class TestGuarded:
+    """Small runs parse in one helper the process keeps, with the same deadlines."""
+
+    def test_same_extracts_and_the_helper_is_kept(self) -> None:
+        items = _items(5)
+        assert parse_guarded(items) == [parse_file(p, s) for p, s in items]
+        kept = parallel._kept[parallel.HELPER_MODULE]
+        assert parse_guarded(_items(2)) == [parse_file(p, s) for p, s in _items(2)]
+        assert parallel._kept[parallel.HELPER_MODULE] is kept
+        assert kept.proc.poll() is None
+
+    def test_an_error_is_raised_and_the_helper_kept(self) -> None:
+        with pytest.raises(ValidationError, match="no language adapter"):
+            parse_guarded([("notes.unknown", b"x")])
+        assert parse_guarded(_items(1)) == [parse_file(p, s) for p, s in _items(1)]
+
+    def test_a_looping_file_is_skipped(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(parallel, "PARSE_BASE_S", 2.0)
+        module = "tests.unit.code._looping_parse_worker"
+        items = [*_items(3), ("pkg/loops.py", b"x = 1\n"), ("pkg/after.py", b"y = 2\n")]
+        found = parse_guarded(items, helper_module=module)
+        assert found[3] is None
+        assert found[:3] + found[4:] == [parse_file(p, s) for p, s in items[:3] + items[4:]]
+        # The helper killed for the loop was replaced, and the new one is kept.
+        assert parse_guarded(_items(1), helper_module=module)[0] is not None
+        parallel._kept.pop(module).stop()
 
 
 class TestRecords:
