@@ -199,6 +199,19 @@ _kept: dict[str, _Helper] = {}
 _kept_lock = threading.Lock()
 
 
+def start_helper(helper_module: str = HELPER_MODULE) -> None:
+    """Start the helper :func:`parse_guarded` uses, if it is not running (between
+    runs: the next push does not wait for its start)."""
+    with _kept_lock:
+        helper = _kept.get(helper_module)
+        if helper is not None and not helper.killed and helper.proc.poll() is None:
+            return
+        try:
+            _kept[helper_module] = _Helper(helper_module)
+        except OSError:
+            log.warning("cannot start a parse helper", exc_info=True)
+
+
 def parse_guarded(
     items: Sequence[tuple[str, bytes]], *, helper_module: str = HELPER_MODULE
 ) -> list[FileExtract | None]:

@@ -18,6 +18,7 @@ from strata.code.flow.statements import StatementIndexes
 from strata.code.heap import settle as settle_heap
 from strata.code.indexer import CodeIndexer, IndexResult, Progress
 from strata.code.listing import Listings
+from strata.code.parallel import start_helper
 from strata.git import Git
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
@@ -70,10 +71,12 @@ class CodeService:
         """After a job (no run alive): compute what the next run of ``repo``/``ref``
         would otherwise compute for every file (the mentions its plan reads), then
         collect the job's leftovers and keep the long-lived extract sets and flow
-        indexes out of later collections (:func:`strata.code.heap.settle`)."""
+        indexes out of later collections (:func:`strata.code.heap.settle`), and
+        have the parse helper running (:func:`strata.code.parallel.start_helper`)."""
         held = self.cache.held(repo, ref)
         if held is not None:
             warm_mentions(held.files.values())
+        start_helper()  # the next run's changed files parse there
         settle_heap()
 
     def warm_reads(self) -> None:

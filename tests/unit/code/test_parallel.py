@@ -100,6 +100,17 @@ class TestGuarded:
         assert parallel._kept[parallel.HELPER_MODULE] is kept
         assert kept.proc.poll() is None
 
+    def test_started_ahead_of_the_run(self) -> None:
+        kept = parallel._kept.pop(parallel.HELPER_MODULE, None)
+        if kept is not None:
+            kept.stop()
+        parallel.start_helper()
+        started = parallel._kept[parallel.HELPER_MODULE]
+        parallel.start_helper()  # running: left as it is
+        assert parallel._kept[parallel.HELPER_MODULE] is started
+        assert parse_guarded(_items(1)) == [parse_file(p, s) for p, s in _items(1)]
+        assert parallel._kept[parallel.HELPER_MODULE] is started
+
     def test_an_error_is_raised_and_the_helper_kept(self) -> None:
         with pytest.raises(ValidationError, match="no language adapter"):
             parse_guarded([("notes.unknown", b"x")])
