@@ -77,20 +77,12 @@ def _index_here(s: Settings, request: IndexRequest, progress: Any) -> list[Index
     """The index run in this process."""
     from strata.code.service import CodeService
     from strata.graph.gateway import Gateway
-    from strata.indexd.protocol import parse_since
+    from strata.indexd.protocol import index_with
     from strata.ontology import load_ontology
 
     with Gateway.connect(s) as gateway:
         service = CodeService(s, gateway, load_ontology(s.ontology_dir))
-        return service.index_path(
-            Path(request.path),
-            repo=request.repo,
-            ref=request.ref,
-            rev=request.rev,
-            since=parse_since(request.since),
-            commits=request.commits,
-            progress=progress,
-        )
+        return index_with(service, request, progress)
 
 
 def _reporter(bar: Progress, task: TaskID) -> Any:

@@ -37,7 +37,7 @@ class Proc:
             pid = int(self.pid_file.read_text().strip())
         except (FileNotFoundError, ValueError):
             return None
-        if _alive(pid):
+        if pid_alive(pid):
             return pid
         self.pid_file.unlink(missing_ok=True)
         return None
@@ -79,9 +79,9 @@ class Proc:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and _alive(pid):
+        while time.monotonic() < deadline and pid_alive(pid):
             time.sleep(0.1)
-        if _alive(pid):
+        if pid_alive(pid):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
             time.sleep(0.2)
@@ -97,7 +97,8 @@ class Proc:
         return "\n".join(text.splitlines()[-lines:])
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, or a child of this process that ended, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from strata.code.result import IndexResult
+from strata.devstack.procs import pid_alive
 from strata.errors import StrataError
 from strata.indexd.protocol import (
     Address,
@@ -92,9 +93,9 @@ def stop_all(settings: Settings, *, wait_s: float = 5.0) -> list[int]:
         _ask_to_stop(Path(daemon["socket"]))
     deadline = time.monotonic() + wait_s
     for daemon in daemons:
-        while _alive(daemon["pid"]) and time.monotonic() < deadline:
+        while pid_alive(daemon["pid"]) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if _alive(daemon["pid"]):
+        if pid_alive(daemon["pid"]):
             with suppress(OSError):
                 os.kill(daemon["pid"], signal.SIGTERM)
     return [d["pid"] for d in daemons]
@@ -103,7 +104,7 @@ def stop_all(settings: Settings, *, wait_s: float = 5.0) -> list[int]:
 def running(settings: Settings) -> list[dict[str, Any]]:
     """The info of the daemons alive for this data folder (pid, started, key)."""
     var_dir = str(settings.var_dir.resolve())
-    return [d for d in _daemons() if d.get("var_dir") == var_dir and _alive(d["pid"])]
+    return [d for d in _daemons() if d.get("var_dir") == var_dir and pid_alive(d["pid"])]
 
 
 def log_path(settings: Settings) -> Path:
@@ -206,19 +207,6 @@ def _ask_to_stop(path: Path) -> None:
         return
     with conn, suppress(OSError):
         conn.sendall(json.dumps({"op": "stop"}).encode() + b"\n")
-
-
-def _alive(pid: int) -> bool:
-    with suppress(ChildProcessError):  # a daemon this process started and that ended
-        if os.waitpid(pid, os.WNOHANG)[0] == pid:
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _trim(log: Path) -> None:

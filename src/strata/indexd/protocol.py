@@ -20,11 +20,16 @@ import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from strata import errors
 from strata.errors import ConfigError, StrataError, ValidationError
 from strata.settings import Settings
+
+if TYPE_CHECKING:
+    from strata.code.result import IndexResult
+    from strata.code.run import Progress
+    from strata.code.service import CodeService
 
 PACKAGE = Path(__file__).resolve().parents[1]  # the strata package the daemon would run
 MAX_REQUEST_BYTES = 64 * 1024
@@ -135,6 +140,21 @@ def settings_hash(settings: Settings) -> str:
         elif isinstance(raw, Path):
             values[name] = str(raw.resolve())
     return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
+
+
+def index_with(
+    service: CodeService, request: IndexRequest, progress: Progress | None
+) -> list[IndexResult]:
+    """Run ``request`` with ``service`` (in the daemon, or in the calling process)."""
+    return service.index_path(
+        Path(request.path),
+        repo=request.repo,
+        ref=request.ref,
+        rev=request.rev,
+        since=parse_since(request.since),
+        commits=request.commits,
+        progress=progress,
+    )
 
 
 def parse_since(value: str | None) -> datetime | None:

@@ -24,7 +24,6 @@ import threading
 import time
 from contextlib import suppress
 from datetime import UTC, datetime
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -38,7 +37,7 @@ from strata.indexd.protocol import (
     IndexRequest,
     Stream,
     error_message,
-    parse_since,
+    index_with,
     receive,
     send,
     settings_hash,
@@ -262,18 +261,7 @@ class IndexDaemon:
         return request.repo, request.ref
 
     def _run(self, request: IndexRequest, caller: _Caller) -> list[IndexResult]:
-        service = self._ensure_service()
-        return list(
-            service.index_path(
-                Path(request.path),
-                repo=request.repo,
-                ref=request.ref,
-                rev=request.rev,
-                since=parse_since(request.since),
-                commits=request.commits,
-                progress=caller.progress,
-            )
-        )
+        return index_with(self._ensure_service(), request, caller.progress)
 
     # -- the kept state -------------------------------------------------------------
 
