@@ -137,6 +137,11 @@ class _Helper:
         record: bytes = value
         return record
 
+    @property
+    def usable(self) -> bool:
+        """Neither killed by a deadline nor exited."""
+        return not self.killed and self.proc.poll() is None
+
     def _kill(self) -> None:
         self.killed = True
         with contextlib.suppress(OSError):
@@ -176,23 +181,34 @@ def parse_parallel(
     (``keys``: the files' blob ids, in the order of ``items``); the indexer writes
     them into the cache file of the run without pickling the extracts again.
     """
-    named = [(p, s, keys[i] if keys is not None else "") for i, (p, s) in enumerate(items)]
-    chunks = [named[i : i + CHUNK_FILES] for i in range(0, len(named), CHUNK_FILES)]
+    chunks = _chunks(items, keys)
     run = _Feeding(chunks, sink, helper_module)
     try:
         for _ in range(max(1, min(workers, len(chunks)))):
             run.helpers.append(_Helper(helper_module))
     except OSError:
-        log.warning("cannot start parse helpers; parsing in this process", exc_info=True)
         for helper in run.helpers:
             helper.stop()
-        from strata.code.languages import parse_file
-
-        return [parse_file(path, source) for path, source in items]
+        return _parse_here(items)
     return run.run()
 
 
 Chunk = list[tuple[str, bytes, str]]
+
+
+def _chunks(items: Sequence[tuple[str, bytes]], keys: Sequence[str] | None = None) -> list[Chunk]:
+    """``items`` as (path, source, key) in chunks of CHUNK_FILES."""
+    named = [(p, s, keys[i] if keys is not None else "") for i, (p, s) in enumerate(items)]
+    return [named[i : i + CHUNK_FILES] for i in range(0, len(named), CHUNK_FILES)]
+
+
+def _parse_here(items: Sequence[tuple[str, bytes]]) -> list[FileExtract | None]:
+    """No helper could start: parse in this process (without a deadline)."""
+    log.warning("cannot start a parse helper; parsing in this process", exc_info=True)
+    from strata.code.languages import parse_file
+
+    return [parse_file(path, source) for path, source in items]
+
 
 # The helper this process keeps for small runs (parse_guarded), by helper module.
 _kept: dict[str, _Helper] = {}
@@ -204,7 +220,7 @@ def start_helper(helper_module: str = HELPER_MODULE) -> None:
     runs: the next push does not wait for its start)."""
     with _kept_lock:
         helper = _kept.get(helper_module)
-        if helper is not None and not helper.killed and helper.proc.poll() is None:
+        if helper is not None and helper.usable:
             return
         try:
             _kept[helper_module] = _Helper(helper_module)
@@ -218,34 +234,25 @@ def parse_guarded(
     """Extracts of a few ``items`` (path, source), parsed by the one helper this
     process keeps (started on first use, ~0.3 s; then a pipe's round trip), with
     parse_parallel's deadlines: None for a file that ran out of time."""
-    named = [(p, s, "") for p, s in items]
-    chunks = [named[i : i + CHUNK_FILES] for i in range(0, len(named), CHUNK_FILES)]
-    feeding = _Feeding(chunks, None, helper_module)
+    feeding = _Feeding(_chunks(items), None, helper_module)
     found: list[FileExtract | None] = []
     with _kept_lock:
         helper = _kept.pop(helper_module, None)
         try:
-            if helper is None or helper.killed or helper.proc.poll() is not None:
+            if helper is None or not helper.usable:
                 helper = _Helper(helper_module)
         except OSError:
-            log.warning("cannot start a parse helper; parsing in this process", exc_info=True)
-            from strata.code.languages import parse_file
-
-            return [parse_file(path, source) for path, source in items]
-        for chunk in chunks:
+            return _parse_here(items)
+        for chunk in feeding.chunks:
             try:
-                found.extend(feeding.take(helper.ask(chunk, deadline=deadline_s(chunk)), chunk))
-            except _TimedOut:
-                helper, part = feeding.one_by_one(feeding.renewed(helper), chunk)
-                found.extend(part)
+                helper, part = feeding.parse(helper, chunk)
             except BaseException:
                 if helper.proc.poll() is None:
                     _kept[helper_module] = helper  # a parse error: the helper is fine
                 else:
                     helper.stop()
                 raise
-            if helper.killed:
-                helper = feeding.renewed(helper)
+            found.extend(part)
         _kept[helper_module] = helper
     return found
 
@@ -298,19 +305,22 @@ class _Feeding:
                 i = self.todo.get_nowait()
             except queue.Empty:
                 return
-            chunk = self.chunks[i]
             try:
-                try:
-                    self.results[i] = self.take(
-                        helper.ask(chunk, deadline=deadline_s(chunk)), chunk
-                    )
-                except _TimedOut:
-                    helper, self.results[i] = self.one_by_one(self.renewed(helper), chunk)
-                if helper.killed:  # its deadline came just after it answered
-                    helper = self.renewed(helper)
+                helper, self.results[i] = self.parse(helper, self.chunks[i])
             except BaseException as exc:
                 self.errors.append(exc)
                 return
+
+    def parse(self, helper: _Helper, chunk: Chunk) -> tuple[_Helper, list[FileExtract | None]]:
+        """``chunk`` parsed by ``helper`` within its deadline, else file by file; the
+        helper to go on with (another one if this one was killed)."""
+        try:
+            found = self.take(helper.ask(chunk, deadline=deadline_s(chunk)), chunk)
+        except _TimedOut:
+            return self.one_by_one(self.renewed(helper), chunk)
+        if helper.killed:  # its deadline came just after it answered
+            helper = self.renewed(helper)
+        return helper, found
 
     def one_by_one(self, helper: _Helper, chunk: Chunk) -> tuple[_Helper, list[FileExtract | None]]:
         """The chunk's files alone, each with its own deadline: the one that runs out
