@@ -29,8 +29,8 @@ from strata.code.pending import PendingWrites
 from strata.code.plan import Planner
 from strata.code.projection import CodeProjection, Snapshot
 from strata.code.reads import CodeReads
-from strata.code.result import IndexResult
-from strata.code.run import Clock, Progress, Run
+from strata.code.result import IndexResult, Progress
+from strata.code.run import Clock, Run
 from strata.code.select import skip_reason_for_content
 from strata.code.sync import Sync, facts_digest
 from strata.facts import Fact, StateFact

@@ -6,8 +6,12 @@ CLI's daemon client reads an answer without importing the indexer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+# What a run reports as it goes: a phase's name and its counters.
+Progress = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(slots=True)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from strata.code.cache import EarlySet, ExtractSet
 from strata.code.flow.statements import StatementIndex
@@ -16,8 +14,6 @@ from strata.code.resolver import Resolver
 from strata.code.result import IndexResult
 from strata.code.stream import FreshFiles
 from strata.git import Git
-
-Progress = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(slots=True)

@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from strata.code.pending import PendingWrites
-from strata.code.result import IndexResult
-from strata.code.run import Progress, Run
+from strata.code.result import IndexResult, Progress
+from strata.code.run import Run
 from strata.code.stream import STREAM_MIN_FILES, FreshFiles
 from strata.facts import EdgeFact, Fact, StateFact, state_key
 from strata.graph.closures import Closures

@@ -16,18 +16,19 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from strata.code.result import IndexResult
+from strata.code.result import IndexResult, Progress
 from strata.devstack.procs import pid_alive
 from strata.errors import StrataError
 from strata.indexd.protocol import (
     Address,
     IndexRequest,
     address,
+    log_path,
     raise_error,
     receive,
     runtime_dir,
@@ -35,8 +36,6 @@ from strata.indexd.protocol import (
     settings_hash,
 )
 from strata.settings import Settings
-
-Progress = Callable[[str, dict[str, Any]], None]
 
 START_TIMEOUT_S = 60.0  # the daemon imports the indexer (~1 s) before it listens
 LOG_KEEP_BYTES = 5 * 2**20  # the daemons' log is cut to its tail beyond this at a start
@@ -105,10 +104,6 @@ def running(settings: Settings) -> list[dict[str, Any]]:
     """The info of the daemons alive for this data folder (pid, started, key)."""
     var_dir = str(settings.var_dir.resolve())
     return [d for d in _daemons() if d.get("var_dir") == var_dir and pid_alive(d["pid"])]
-
-
-def log_path(settings: Settings) -> Path:
-    return settings.var_dir / "log" / "indexd.log"
 
 
 def _start(settings: Settings, where: Address) -> socket.socket:

@@ -27,8 +27,7 @@ from strata.errors import ConfigError, StrataError, ValidationError
 from strata.settings import Settings
 
 if TYPE_CHECKING:
-    from strata.code.result import IndexResult
-    from strata.code.run import Progress
+    from strata.code.result import IndexResult, Progress
     from strata.code.service import CodeService
 
 PACKAGE = Path(__file__).resolve().parents[1]  # the strata package the daemon would run
@@ -155,6 +154,11 @@ def index_with(
         commits=request.commits,
         progress=progress,
     )
+
+
+def log_path(settings: Settings) -> Path:
+    """Where the daemons of a data folder log (their stdout and stderr)."""
+    return settings.var_dir / "log" / "indexd.log"
 
 
 def parse_since(value: str | None) -> datetime | None:

@@ -1,8 +1,9 @@
 """The index daemon: one CodeService kept between `strata index` runs.
 
-It serves one request at a time (the service is not for concurrent use; a
-second caller waits in the socket's backlog, as it would wait for the code
-lock). After each index it settles the service as the code worker does after a
+It runs one index at a time, in its main thread (the service is not for
+concurrent use); an acceptor thread queues a request for the repository and ref
+being indexed and answers ``busy`` to one for another (see :meth:`IndexDaemon.serve`).
+After each index it settles the service as the code worker does after a
 push, so the next run starts on warm memos. Any failure answers the caller
 with the error and drops the kept state: the next run starts from the extract
 cache on disk, like a new CLI process. Neo4j is connected on the first request
@@ -38,6 +39,7 @@ from strata.indexd.protocol import (
     Stream,
     error_message,
     index_with,
+    log_path,
     receive,
     send,
     settings_hash,
@@ -245,7 +247,7 @@ class IndexDaemon:
             self._drop()
             failure = StrataError(
                 f"the index daemon failed: {type(exc).__name__}: {exc}",
-                hint=f"its log: {self.settings.var_dir / 'log' / 'indexd.log'}; "
+                hint=f"its log: {log_path(self.settings)}; "
                 "`strata index --no-daemon` indexes in the calling process",
             )
             caller.send(error_message(failure))

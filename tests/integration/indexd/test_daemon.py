@@ -18,7 +18,7 @@ from strata.code.result import IndexResult
 from strata.errors import StrataError, ValidationError
 from strata.graph.gateway import Gateway
 from strata.indexd import client
-from strata.indexd.protocol import IndexRequest, address
+from strata.indexd.protocol import IndexRequest, address, log_path
 from strata.ontology import load_ontology
 from strata.settings import Settings
 from tests.conftest import make_settings, settings_env
@@ -190,7 +190,7 @@ class TestFailures:
     ) -> None:
         name = f"indexd-left-{unique}"
         repo, _ = generated_repo(tmp_path / name, FILES, C1)
-        log = client.log_path(daemon_settings)
+        log = log_path(daemon_settings)
         seen = log.stat().st_size if log.exists() else 0
 
         def leave(phase: str, counters: dict[str, Any]) -> None:
