@@ -95,8 +95,9 @@ def snapshot(index: StatementIndex) -> dict[str, Any]:
         "sites_of": dict(index.sites_of),
     }
     for table in ("static", "by_attr_in", "items_in", "by_attr", "calls_by_name",
-                  "decorated_by", "items", "call_statement"):  # fmt: skip
+                  "decorated_by", "items", "_shared_calls"):  # fmt: skip
         out[table] = {k: [name(s) for s in v] for k, v in getattr(index, table).items()}
+    out["call_statement"] = {k: name(s) for k, s in index.call_statement.items()}
     return out
 
 
@@ -163,6 +164,29 @@ class TestRefresh:
         fresh = StatementIndex()
         resolver({**old, **changed}, fresh).flow.solver  # noqa: B018
         assert snapshot(kept) == snapshot(fresh)
+
+    def test_a_copied_file_shares_its_call_sites_until_one_copy_goes(self) -> None:
+        """One parse at two paths (a copied blob): the later path's statement answers,
+        and taking either copy out leaves what a fresh build of the rest holds."""
+        old = parse(BASE)
+        copied = {**old, "app/store_copy.py": old["app/store.py"]}
+        kept = StatementIndex()
+        resolver(copied, kept).flow.solver  # noqa: B018
+        call = old["app/store.py"].flow.calls[0]
+        assert kept.call_statement[id(call)][1] == "app/store_copy.py"
+        fresh = StatementIndex()
+        resolver(copied, fresh).flow.solver  # noqa: B018
+        assert snapshot(kept) == snapshot(fresh)
+        for gone in ("app/store_copy.py", "app/store.py"):
+            rest = {p: e for p, e in copied.items() if p != gone}
+            kept = StatementIndex()
+            resolver(copied, kept).flow.solver  # noqa: B018
+            resolver(rest, kept).flow.solver  # noqa: B018
+            fresh = StatementIndex()
+            resolver(rest, fresh).flow.solver  # noqa: B018
+            assert snapshot(kept) == snapshot(fresh)
+            left = "app/store.py" if gone == "app/store_copy.py" else "app/store_copy.py"
+            assert kept.call_statement[id(call)][1] == left
 
 
 class TestIndexes:

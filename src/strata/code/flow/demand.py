@@ -23,14 +23,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from itertools import chain
-from typing import Any
 
 from strata.code.flow.fixtures import Fixtures
 from strata.code.flow.model import Expr, FileFlow, FlowCall, Function, Param
 from strata.code.flow.shape import assigns_items, attribute_names, moved_names, shape
-from strata.code.flow.solver import MAX_ROUNDS, Lookup, Solver, Value, Var
-from strata.code.flow.statements import Statement, StatementIndex, last_name
+from strata.code.flow.solver import MAX_ROUNDS, NO_CALLEES, Lookup, Solver, Value, Var
+from strata.code.flow.statements import (
+    KeysByTable,
+    Statement,
+    StatementIndex,
+    drop_keys,
+    last_name,
+    note_key,
+)
 from strata.code.flow.values import file_of
 
 MAX_DEMAND = 16  # nested variable computations before a read answers what it has
@@ -55,7 +62,7 @@ class DemandSolver(Solver):
         # Per file: the cache entries computed for it and the statements of it run, so
         # a rebase drops one file's without reading the others' (set before the base
         # class reads the statements: that names the variables of every assignment).
-        self._cached_in: dict[str, list[tuple[dict[Any, Any], Any]]] = defaultdict(list)
+        self._cached_in: dict[str, KeysByTable] = defaultdict(dict)
         self._run_in: dict[str, list[int]] = defaultdict(list)
         self._by_file = _VarsByFile()  # set first too: the base class's seeding adds variables
         # The declaration lookups made of each name (a rebase drops a moved name's).
@@ -74,12 +81,14 @@ class DemandSolver(Solver):
         self._call_statement = index.call_statement
         self._items = index.items.get("", [])
         self._fixture_writers: dict[Var, list[Statement]] = {}
-        self._by_key: dict[int, Statement] = {}  # statements run so far, by number
+        # The statements run so far, by number (None: taken out by a rebase), and how
+        # many of them are still in.
+        self._by_key: list[Statement | None] = []
+        self._live = 0
         self._running = -1  # the number of the statement running now (-1: none)
         self._draining = False
         self._deferred: list[Var] = []  # cut off by MAX_DEMAND: computed when settling
         self.reruns = 0
-        self._next = 0  # the number the next statement run gets
         self.rebased = (0, 0)  # variables reset and statements re-run by the last rebase
         # Names of the free functions that came or went in the last rebase (None: this
         # solver was not rebased).
@@ -100,14 +109,14 @@ class DemandSolver(Solver):
         """Nothing up front: values are computed on demand."""
         return 0
 
-    def site(self, call: FlowCall) -> tuple[set[Value], bool]:
+    def site(self, call: FlowCall) -> tuple[AbstractSet[Value], bool]:
         """The callees ``call``'s callee expression may hold, and whether its receiver
         is known."""
-        statements = self._call_statement.get(id(call))
-        if statements:
-            self._run(statements[-1])
+        statement = self._call_statement.get(id(call))
+        if statement is not None:
+            self._run(statement)
         self._settle()
-        return self.sites.get(id(call), (set(), False))
+        return self.sites.get(id(call), NO_CALLEES[False])
 
     def _settle(self) -> None:
         """Run again every statement that read a variable which has grown since."""
@@ -116,14 +125,14 @@ class DemandSolver(Solver):
         self._draining = True
         try:
             queue, queued, deferred = self._queue, self._queued, self._deferred
-            while (queue or deferred) and self.reruns < MAX_ROUNDS * len(self._by_key):
+            while (queue or deferred) and self.reruns < MAX_ROUNDS * self._live:
                 self.reruns += 1
                 if deferred:
                     self.values(deferred.pop())  # at depth 0, as no statement's reader
                     continue
                 number = queue.pop()
                 queued.discard(number)
-                statement = self._by_key.get(number)
+                statement = self._by_key[number]
                 if statement is not None:  # else taken out by a rebase
                     self._apply_as(number, statement)
         finally:
@@ -172,7 +181,6 @@ class DemandSolver(Solver):
         for name in names:
             for key in self._declared_keys.pop(name, ()):
                 self._declared_cache.pop(key, None)
-        rerun &= self._by_key.keys()
         self.lookup, self.flows = lookup, flows
         self.fixtures = Fixtures(files, flows)
         self._names = lookup.symbol_names
@@ -181,12 +189,14 @@ class DemandSolver(Solver):
         self.reruns = 0
         self._reseed(tainted)
         for number in sorted(rerun):
-            self._apply_as(number, self._by_key[number])
+            statement = self._by_key[number]
+            if statement is not None:  # else one of the changed files'
+                self._apply_as(number, statement)
         for path in sorted(stale):
             for call in new[path].calls:  # type: ignore[union-attr]
-                statements = self._call_statement.get(id(call))
-                if statements:
-                    self._run(statements[-1])
+                statement = self._call_statement.get(id(call))
+                if statement is not None:
+                    self._run(statement)
         self._settle()
         self.moved_names = names
         return True
@@ -273,13 +283,15 @@ class DemandSolver(Solver):
         """Drop the changed files' statements and caches and the tainted variables."""
         for path in paths:
             for number in self._run_in.pop(path, ()):
-                statement = self._by_key.pop(number)
+                statement = self._by_key[number]
+                assert statement is not None
+                self._by_key[number] = None
+                self._live -= 1
                 self._ran.discard(_key(statement))
                 self._wrote.pop(number, None)
                 if statement[0] == "c":
                     self.sites.pop(id(statement[2]), None)
-            for cache, key in self._cached_in.pop(path, ()):
-                cache.pop(key, None)
+            drop_keys(self._cached_in.pop(path, {}))
         for var in tainted:
             self.env.pop(var, None)
             self.wide.discard(var)
@@ -290,25 +302,25 @@ class DemandSolver(Solver):
     # Cache misses, noted per file (what _forget drops).
 
     def _find_var(self, path: str, scope: str | None, name: str) -> Var:
-        self._cached_in[path].append((self._vars, (path, scope, name)))
+        note_key(self._cached_in[path], self._vars, (path, scope, name))
         return super()._find_var(path, scope, name)
 
-    def _find_declared(self, path: str, scope: str | None, name: str) -> set[Value]:
-        self._cached_in[path].append((self._declared_cache, (path, scope, name)))
+    def _find_declared(self, path: str, scope: str | None, name: str) -> tuple[Value, ...]:
+        note_key(self._cached_in[path], self._declared_cache, (path, scope, name))
         self._declared_keys[name].add((path, scope, name))
         return super()._find_declared(path, scope, name)
 
     def _find_super(self, path: str, scope: str | None) -> set[Value]:
-        self._cached_in[path].append((self._annotations, (path, scope, "super()")))
+        note_key(self._cached_in[path], self._annotations, (path, scope, "super()"))
         return super()._find_super(path, scope)
 
     def _find_annotation(self, path: str, scope: str | None, text: str) -> set[Value]:
-        self._cached_in[path].append((self._annotations, (path, scope, text)))
+        note_key(self._cached_in[path], self._annotations, (path, scope, text))
         return super()._find_annotation(path, scope, text)
 
     def _new_box(self, path: str, expr: Expr) -> Value:
         box = super()._new_box(path, expr)
-        self._cached_in[path].append((self._boxes, id(expr)))
+        note_key(self._cached_in[path], self._boxes, id(expr))
         return box
 
     def _reseed(self, tainted: set[Var]) -> None:
@@ -363,7 +375,7 @@ class DemandSolver(Solver):
             self._written_by[var].add(running)
         super()._add(var, values)
 
-    def _declared(self, path: str, scope: str | None, name: str) -> set[Value]:
+    def _declared(self, path: str, scope: str | None, name: str) -> tuple[Value, ...]:
         if self._running >= 0:  # noted: a rebase re-runs it when a function of the name moves
             self._readers[("n", name)].add(self._running)
         return super()._declared(path, scope, name)
@@ -375,9 +387,9 @@ class DemandSolver(Solver):
         self._ran.add(key)
         # Readers are numbered in the order they first ran, not by id(): the order the
         # worklist re-runs them in is then the same in every process.
-        number = self._next
-        self._next += 1
-        self._by_key[number] = statement
+        number = len(self._by_key)
+        self._by_key.append(statement)
+        self._live += 1
         self._run_in[statement[1]].append(number)
         self._apply_as(number, statement)
 
@@ -417,7 +429,7 @@ class DemandSolver(Solver):
         found = self._fixture_writers.get(var)
         if found is None:
             found = self._fixture_writers[var] = []
-            self._cached_in[file_of(var)].append((self._fixture_writers, var))
+            note_key(self._cached_in[file_of(var)], self._fixture_writers, var)
             path, qualname, name = str(var[1]), str(var[2]), var[3]
             function = self.functions.get((path, qualname))
             if function is not None:

@@ -68,8 +68,10 @@ class FlowIndex:
             if flow is not None:
                 self.flows[path] = flow
         self._solver: DemandSolver | None = None
-        self._calls: dict[tuple[str, str | None, int, str], list[FlowCall]] = defaultdict(list)
-        self._indexed: set[str] = set()
+        # The call sites of the file asked about last, by (scope, line, callee): a run
+        # asks file by file, and one index over every file held ~50 MB on sympy.
+        self._calls_path: str | None = None
+        self._calls: dict[tuple[str | None, int, str], list[FlowCall]] = {}
         self._subclasses: Subclasses | None = None
         self._overrides: dict[tuple[SymbolTarget, str], list[SymbolTarget]] = {}
 
@@ -118,14 +120,14 @@ class FlowIndex:
         return self._solver.refreshed if self._solver is not None else 0
 
     def _sites(self, path: str, call: CallSite) -> list[FlowCall]:
-        """The flow's call sites of ``call`` (indexed per file on first ask: an
-        incremental run asks about a few files of a large repository)."""
-        if path not in self._indexed:
-            self._indexed.add(path)
+        """The flow's call sites of ``call`` (the file's sites are indexed when a call of
+        another file was asked about last)."""
+        if path != self._calls_path:
+            self._calls_path, self._calls = path, {}
             flow = self.flows.get(path)
             for site in flow.calls if flow is not None else ():
-                self._calls[(path, site.scope, site.line, site.callee)].append(site)
-        return self._calls.get((path, call.caller, call.line, call.callee), [])
+                self._calls.setdefault((site.scope, site.line, site.callee), []).append(site)
+        return self._calls.get((call.caller, call.line, call.callee), [])
 
     def refine(
         self, path: str, call: CallSite, found: tuple[SymbolTarget, str] | None

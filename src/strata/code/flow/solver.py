@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 from collections import defaultdict
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 
 from strata.code.flow.fixtures import Fixtures, Target
 from strata.code.flow.model import (
@@ -30,6 +31,11 @@ from strata.code.flow.values import CLASS_KINDS, Evaluator, Lookup, Value, Var
 from strata.code.modules import SymbolTarget
 
 MAX_ROUNDS = 8
+# A call site's answer when it has no callees, by whether its receiver is known.
+NO_CALLEES: dict[bool, tuple[AbstractSet[Value], bool]] = {
+    False: (frozenset(), False),
+    True: (frozenset(), True),
+}
 __all__ = ["MAX_ROUNDS", "Lookup", "Solver", "Value", "Var"]
 
 
@@ -47,7 +53,8 @@ class Solver(Evaluator):
         self.env: dict[Var, set[Value]] = defaultdict(set)
         self.wide: set[Var] = set()
         self.evaluations = 0
-        self.sites: dict[int, tuple[set[Value], bool]] = {}  # id(FlowCall) -> callees, known
+        # id(FlowCall) -> callees, known (an empty answer is one shared object: most are)
+        self.sites: dict[int, tuple[AbstractSet[Value], bool]] = {}
         self._boxes: dict[int, tuple[Value, Expr]] = {}
         # Worklist propagation: a statement is re-run only when a variable it read grew.
         self._statements: list[tuple[str, str, object, object]] = []
@@ -60,7 +67,7 @@ class Solver(Evaluator):
         self.file_deps: dict[str, set[str]] = defaultdict(set)
         # Static lookups (declarations, members, bases never change while solving).
         self._vars: dict[tuple[str, str | None, str], Var] = {}
-        self._declared_cache: dict[tuple[str, str | None, str], set[Value]] = {}
+        self._declared_cache: dict[tuple[str, str | None, str], tuple[Value, ...]] = {}
         self._members: dict[tuple[str, str, str], tuple[str, str] | None] = {}
         self._mros: dict[tuple[str, str], list[SymbolTarget]] = {}
         self._annotations: dict[tuple[str, str | None, str], set[Value]] = {}
@@ -210,7 +217,7 @@ class Solver(Evaluator):
             callees = self.eval(path, call.scope, func, at=at)
             known = isinstance(func, Item)  # an element is never the container's name
         # The last run of a call sees its inputs' final values (growth re-queues it).
-        self.sites[id(call)] = (callees, known)
+        self.sites[id(call)] = (callees, known) if callees else NO_CALLEES[known]
         if not callees:
             return
         args = [

@@ -31,6 +31,7 @@ from strata.code.symbols import SymbolTable
 
 Statement = tuple[str, str, object, object]  # (kind, path, item, extra)
 VarOf = Callable[[str, str | None, str], Var]
+KeysByTable = dict[int, tuple[dict[Any, Any], list[Any]]]  # id(table) -> (table, keys)
 MAX_INDEXES = 4  # repositories/refs whose index a process keeps
 
 
@@ -43,9 +44,9 @@ class _Indexed:
     """What one file put into the index, to take it out again."""
 
     extract: FileExtract | None
-    keys: list[tuple[dict[Any, Any], Any]] = field(default_factory=list)
+    keys: KeysByTable = field(default_factory=dict)
     names: list[tuple[dict[str, list[Statement]], str]] = field(default_factory=list)
-    calls: list[int] = field(default_factory=list)
+    flow: FileFlow | None = None  # its call sites are taken out by identity
 
 
 class StatementIndex:
@@ -65,9 +66,11 @@ class StatementIndex:
         self.calls_by_name: dict[str, list[Statement]] = {}
         self.decorated_by: dict[str, list[Statement]] = {}
         self.items: dict[str, list[Statement]] = {}  # one key, "": every element write
-        # id(FlowCall) -> its statements in path order (one flow object may sit at two
-        # paths: a copied file); the last one answers, as in a build in path order.
-        self.call_statement: dict[int, list[Statement]] = {}
+        # id(FlowCall) -> its statement; one flow object may sit at two paths (a copied
+        # file): the last in path order answers, as in a build in path order, and the
+        # statements of every path are listed in `_shared_calls` (only such calls).
+        self.call_statement: dict[int, Statement] = {}
+        self._shared_calls: dict[int, list[Statement]] = {}
         self._files: dict[str, _Indexed] = {}
         # The demand solver of the last run over this index, kept for the next one to
         # rebase (strata.code.flow.demand); None: the next run starts a new solver.
@@ -121,19 +124,22 @@ class StatementIndex:
     # -- one file ----------------------------------------------------------------------
 
     def _add(self, path: str, extract: FileExtract | None, flow: FileFlow, var_of: VarOf) -> None:
-        held = _Indexed(extract)
+        held = _Indexed(extract, flow=flow)
         self._files[path] = held
-        keys = held.keys
         for function in flow.functions:
             key = (path, function.qualname)
             self.functions[key] = function
-            keys.append((self.functions, key))
+            note_key(held.keys, self.functions, key)
             self._local(held, (path, function.qualname)).update(p.name for p in function.params)
+        # Each assignment to a name is a variable of its own: ("s", path, id(assignment)),
+        # one tuple shared by the sites and the writers' table.
+        own: dict[int, Var] = {}
         for assign in flow.assigns:
             if isinstance(assign.target, Name):
                 self._local(held, (path, assign.scope)).add(assign.target.id)
+                own_var = own[id(assign)] = ("s", path, id(assign))
                 if assign.scope is not None and assign.line:
-                    site = (assign.line, assign.block, ("s", path, id(assign)))
+                    site = (assign.line, assign.block, own_var)
                     where = (path, assign.scope, assign.target.id)
                     self._file_list(held, self.sites_of, where).append(site)
         named: dict[tuple[str, str], list[Statement]] = defaultdict(list)
@@ -145,7 +151,7 @@ class StatementIndex:
             if isinstance(target, Name):
                 var = var_of(path, assign.scope, target.id)
                 self._file_list(held, self.static, var).append(statement)
-                self._file_list(held, self.static, ("s", path, id(assign))).append(statement)
+                self._file_list(held, self.static, own[id(assign)]).append(statement)
             elif isinstance(target, Attr):
                 named[("attr", target.name)].append(statement)
                 self._file_list(held, self.by_attr_in, (path, target.name)).append(statement)
@@ -154,8 +160,7 @@ class StatementIndex:
                 self._file_list(held, self.items_in, path).append(statement)
         for call in flow.calls:
             statement = ("c", path, call, None)
-            self._insert(self.call_statement.setdefault(id(call), []), [statement], path)
-            held.calls.append(id(call))
+            self._add_call(id(call), statement, path)
             name = last_name(call.func)
             if name:
                 named[("call", name)].append(statement)
@@ -181,10 +186,13 @@ class StatementIndex:
         (a pytest fixture's value is found when the parameter is read: it depends on
         other files)."""
         qualname = function.qualname
-        returns = self._file_list(held, self.static, ("r", path, qualname))
-        returns += [("r", path, function, e) for e in function.returns]
-        yields = self._file_list(held, self.static, ("y", path, qualname))
-        yields += [("y", path, function, e) for e in getattr(function, "yields", ())]
+        if function.returns:  # no entry without one (a third of the functions)
+            returns = self._file_list(held, self.static, ("r", path, qualname))
+            returns += [("r", path, function, e) for e in function.returns]
+        yielded = getattr(function, "yields", ())
+        if yielded:
+            yields = self._file_list(held, self.static, ("y", path, qualname))
+            yields += [("y", path, function, e) for e in yielded]
         for param in function.params:
             if param.default is not None:
                 var = ("v", path, qualname, param.name)
@@ -196,16 +204,38 @@ class StatementIndex:
 
     def _remove(self, path: str) -> None:
         held = self._files.pop(path)
-        for table, key in held.keys:
-            table.pop(key, None)
+        drop_keys(held.keys)
         for table, name in held.names:
             found = table.get(name)
             if found is not None and not self._cut(found, path):
                 del table[name]
-        for call_id in held.calls:
+        for call in held.flow.calls if held.flow is not None else ():
+            self._remove_call(id(call), path)
+
+    def _add_call(self, call_id: int, statement: Statement, path: str) -> None:
+        found = self.call_statement.get(call_id)
+        if found is None:
+            self.call_statement[call_id] = statement
+            return
+        shared = self._shared_calls.get(call_id)
+        if shared is None:
+            shared = self._shared_calls[call_id] = [found]
+        self._insert(shared, [statement], path)
+        self.call_statement[call_id] = shared[-1]
+
+    def _remove_call(self, call_id: int, path: str) -> None:
+        shared = self._shared_calls.get(call_id)
+        if shared is None:
             found = self.call_statement.get(call_id)
-            if found is not None and not self._cut(found, path):
+            if found is not None and found[1] == path:
                 del self.call_statement[call_id]
+        elif self._cut(shared, path):
+            self.call_statement[call_id] = shared[-1]
+            if len(shared) == 1:
+                del self._shared_calls[call_id]
+        else:
+            del self._shared_calls[call_id]
+            self.call_statement.pop(call_id, None)
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -213,7 +243,7 @@ class StatementIndex:
         found = self.locals.get(key)
         if found is None:
             found = self.locals[key] = set()
-            held.keys.append((self.locals, key))
+            note_key(held.keys, self.locals, key)
         return found
 
     @staticmethod
@@ -222,7 +252,7 @@ class StatementIndex:
         found = table.get(key)
         if found is None:
             found = table[key] = []
-            held.keys.append((table, key))
+            note_key(held.keys, table, key)
         return found
 
     @staticmethod
@@ -258,6 +288,22 @@ class StatementIndexes:
         while len(self._held) > self.limit:
             self._held.popitem(last=False)
         return found
+
+
+def note_key(noted: KeysByTable, table: dict[Any, Any], key: Any) -> None:
+    """Note that ``key`` was put in ``table`` (grouped by table: one (table, key) pair
+    per key held ~350k pairs on sympy)."""
+    group = noted.get(id(table))
+    if group is None:
+        group = noted[id(table)] = (table, [])
+    group[1].append(key)
+
+
+def drop_keys(noted: KeysByTable) -> None:
+    """Take every noted key out of its table again."""
+    for table, keys in noted.values():
+        for key in keys:
+            table.pop(key, None)
 
 
 def last_name(expr: object) -> str | None:
