@@ -26,6 +26,11 @@ from strata.writers import CodeWriter
 # Streaming pays on a large first index; below this many files to write (a test
 # fixture, a small repository) the run writes at the end in one transaction or a few.
 STREAM_MIN_FILES = 100
+# Batches in flight per writing thread before a send waits for one to land, so a
+# resolver that outruns the writes (a slow or remote Neo4j) cannot queue the whole
+# run's facts in memory. On a local Neo4j the writes kept pace: Django and sympy
+# peaked at the same RSS with and without the bound, in the same time.
+STREAM_PENDING_PER_WORKER = 2
 # While the stream runs, the resolving thread holds the GIL, and a writing thread
 # back from a socket read waits for it up to the interpreter's switch interval
 # (5 ms) each time; shortened, the writers keep Neo4j busy.
@@ -38,7 +43,9 @@ class FreshFiles:
     def __init__(self, store: FactStore, *, workers: int, batch_size: int) -> None:
         self._ontology = store.ontology
         self._batch_size = batch_size
-        self._writes = CodeWriter(store).stream(workers=workers, fresh=True)
+        self._writes = CodeWriter(store).stream(
+            workers=workers, fresh=True, max_pending=STREAM_PENDING_PER_WORKER * max(1, workers)
+        )
         self._batch: list[Fact] = []
         self._switch = sys.getswitchinterval()
         sys.setswitchinterval(min(self._switch, STREAM_SWITCH_S))
@@ -48,7 +55,8 @@ class FreshFiles:
     def add(
         self, states: list[StateFact], edges: list[EdgeFact]
     ) -> tuple[list[StateFact], list[EdgeFact]]:
-        """Send a file's own facts (with a batch once it is full); answers the states
+        """Send a file's own facts (with a batch once it is full, waiting while
+        :data:`STREAM_PENDING_PER_WORKER` batches per writer are in flight); answers the states
         and edges that wait for the end: shared nodes (no file scope) and edges with
         an endpoint that is not one of the file's own nodes. Raises the error of a
         batch that failed."""

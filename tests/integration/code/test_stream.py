@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from strata.code import sync as sync_module
 from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer
 from strata.code.pending import PendingWrites
-from strata.code.stream import STREAM_MIN_FILES
+from strata.code.stream import STREAM_MIN_FILES, STREAM_PENDING_PER_WORKER
 from strata.errors import TransientDatabaseError
 from strata.facts import Fact
 from strata.git import Git
@@ -22,6 +23,7 @@ from strata.graph.reads import Reads
 from strata.graph.store import FactStore, WriteResult
 from strata.ontology import Ontology
 from strata.writers import CodeWriter
+from strata.writers.base import BatchStream
 from tests.gitrepo import GitRepo
 
 SOURCE = Path(__file__).resolve().parents[3] / "src" / "strata"
@@ -86,6 +88,47 @@ class TestStreamedFirstIndex:
         assert len(graph) > 5000
         assert graph == _graph(gateway, f"at-end-{unique}")
         assert PendingWrites(gateway).read(f"streamed-{unique}", "main") is None
+
+    def test_a_slow_database_holds_the_resolver_back_not_the_batches(
+        self,
+        tree: tuple[GitRepo, str],
+        gateway: Gateway,
+        ontology: Ontology,
+        tmp_path: Path,
+        unique: str,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """Writes slower than resolving: sends wait, so at most the bound of batches is
+        ever queued (unbounded, the whole run's facts queued in memory), and the graph
+        is the same."""
+        repo, sha = tree
+        write, send = CodeWriter.write, BatchStream.send
+        in_flight: list[int] = []
+
+        def slow(self: CodeWriter, facts: list[Fact], **kw: Any) -> WriteResult:
+            if kw.get("fresh"):
+                time.sleep(0.05)
+            return write(self, facts, **kw)
+
+        def counted(self: BatchStream, batch: Any) -> None:
+            send(self, batch)
+            in_flight.append(len(self._pending))
+
+        indexer = _indexer(gateway, ontology, tmp_path / "a", 100)
+        with monkeypatch.context() as patched:
+            patched.setattr(CodeWriter, "write", slow)
+            patched.setattr(BatchStream, "send", counted)
+            slowed = indexer.index(Git(repo.path), f"slowed-{unique}", "main", sha)
+        bound = STREAM_PENDING_PER_WORKER * indexer.workers
+        assert len(in_flight) > 3 * bound  # enough batches to have piled up
+        assert max(in_flight) < bound  # a send that filled the bound waited for one
+        assert slowed.facts_streamed > slowed.facts // 3
+        with monkeypatch.context() as patched:
+            patched.setattr(sync_module, "STREAM_MIN_FILES", 10**9)
+            _indexer(gateway, ontology, tmp_path / "b", 100).index(
+                Git(repo.path), f"at-end-{unique}", "main", sha
+            )
+        assert _graph(gateway, f"slowed-{unique}") == _graph(gateway, f"at-end-{unique}")
 
     def test_a_failed_batch_stops_the_run_and_the_next_one_completes_the_graph(
         self,
