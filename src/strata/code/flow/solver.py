@@ -27,7 +27,7 @@ from strata.code.flow.model import (
     Param,
 )
 from strata.code.flow.statements import StatementIndex
-from strata.code.flow.values import CLASS_KINDS, Evaluator, Lookup, Value, Var
+from strata.code.flow.values import CLASS_KINDS, Evaluator, Lookup, Value, Var, ordered
 from strata.code.modules import SymbolTarget
 
 MAX_ROUNDS = 8
@@ -56,6 +56,7 @@ class Solver(Evaluator):
         # id(FlowCall) -> callees, known (an empty answer is one shared object: most are)
         self.sites: dict[int, tuple[AbstractSet[Value], bool]] = {}
         self._boxes: dict[int, tuple[Value, Expr]] = {}
+        self._boxes_made = 0
         # Worklist propagation: a statement is re-run only when a variable it read grew.
         self._statements: list[tuple[str, str, object, object]] = []
         self._readers: dict[Var, set[int]] = defaultdict(set)
@@ -154,7 +155,7 @@ class Solver(Evaluator):
             self._add(var, self.eval(path, parent, extra.default))
         else:
             # A repository decorator receives the function as its first argument.
-            for value in self.eval(path, parent, extra):  # type: ignore[arg-type]
+            for value in ordered(self.eval(path, parent, extra)):  # type: ignore[arg-type]
                 if value[0] == "f":
                     self._bind_args(value, [{("f", path, item.qualname)}], (), skip=0)
 
@@ -172,7 +173,7 @@ class Solver(Evaluator):
             return []
         found: list[Value] = []
         for decorator in function.decorators:
-            found += [v for v in self.eval(path, symbol.parent, decorator) if v[0] == "f"]
+            found += [v for v in ordered(self.eval(path, symbol.parent, decorator)) if v[0] == "f"]
         return found
 
     def _seed(self) -> None:
@@ -210,7 +211,7 @@ class Solver(Evaluator):
         if isinstance(func, Attr):
             receiver = self.eval(path, call.scope, func.obj, at=at)
             callees: set[Value] = set()
-            for value in receiver:
+            for value in ordered(receiver):
                 callees |= self.attribute(value, func.name)
             known = bool(receiver)
         else:
@@ -224,7 +225,7 @@ class Solver(Evaluator):
             self.eval(path, call.scope, a, at=at) if a is not None else set() for a in call.args
         ]
         keywords = tuple((k, self.eval(path, call.scope, v, at=at)) for k, v in call.keywords)
-        for callee in callees:
+        for callee in ordered(callees):
             if callee[0] in ("f", "b"):
                 self._bind_args(callee, args, keywords, skip=1 if callee[0] == "b" else 0)
             elif callee[0] == "c":
@@ -257,13 +258,13 @@ class Solver(Evaluator):
         if isinstance(target, Name):
             yield self._var(path, scope, target.id)
         elif isinstance(target, Attr):
-            for value in self.eval(path, scope, target.obj):
+            for value in ordered(self.eval(path, scope, target.obj)):
                 if value[0] in ("i", "c"):
                     yield ("a", value[1], value[2], target.name)
                 elif value[0] == "m" and value[2]:
                     yield ("v", value[2][0], None, target.name)  # type: ignore[index]
         elif isinstance(target, Item):
-            for value in self.eval(path, scope, target.obj):
+            for value in ordered(self.eval(path, scope, target.obj)):
                 if value[0] == "x":
                     yield ("e", value)
 

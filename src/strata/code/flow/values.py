@@ -3,7 +3,7 @@
 Abstract values are tuples: ``("f", path, qualname)`` a function or method
 object, ``("b", ...)`` a method bound to its receiver, ``("c", ...)`` a class,
 ``("i", ...)`` an instance of a repository class, ``("m", name, paths)`` a
-module of the repository, ``("x", path, n)`` a container literal. Variables are
+module of the repository, ``("x", path, n)`` the n-th container literal made. Variables are
 locals and parameters ``("v", path, scope, name)``, what one assignment of a
 local gave ``("s", path, n)``, attributes of a class and its instances
 ``("a", path, class, name)``, returns ``("r", path, qualname)`` and container
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Protocol as TypingProtocol
 
 from strata.code.flow.model import (
@@ -41,6 +42,14 @@ Var = tuple[object, ...]
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _TYPE_WRAPPERS = frozenset({"Optional", "Union", "Final", "ClassVar", "Annotated", "None"})
+
+
+def ordered(values: AbstractSet[Value]) -> Iterable[Value]:
+    """``values`` in the same order in every process. A set of tuples of strings
+    iterates in an order of the interpreter's string-hash seed, and what a loop over
+    values demands first decides some memoised answers (the caps are not monotone):
+    unordered, two processes disagreed on 0.1% of sympy's call edges."""
+    return values if len(values) < 2 else sorted(values)
 
 
 def file_of(var: Var) -> str:
@@ -84,6 +93,7 @@ class Evaluator:
     file_deps: dict[str, set[str]]
     _boxes: dict[int, tuple[Value, Expr]]  # id(literal) -> its box, and the literal (held:
     # its id is not reused while the box is known, by a kept solver either)
+    _boxes_made: int  # numbers the boxes in the order they are made (not by address)
     _readers: dict[Var, set[int]]
     _queued: set[int]
     _queue: list[int]
@@ -128,7 +138,10 @@ class Evaluator:
         return self.env.get(var) or set()
 
     def _new_box(self, path: str, expr: Expr) -> Value:
-        box = ("x", path, id(expr))
+        # Numbered in creation order, which is the same in every process (an address
+        # is not: sorted boxes of one file came in another order in another process).
+        self._boxes_made += 1
+        box = ("x", path, self._boxes_made)
         self._boxes[id(expr)] = (box, expr)
         return box
 
@@ -200,19 +213,19 @@ class Evaluator:
         """Values computed from the values of one inner expression."""
         out: set[Value] = set()
         if isinstance(expr, Attr):
-            for value in self.eval(path, scope, expr.obj, depth + 1, at):
+            for value in ordered(self.eval(path, scope, expr.obj, depth + 1, at)):
                 out |= self.attribute(value, expr.name)
         elif isinstance(expr, Call):
-            for value in self.eval(path, scope, expr.func, depth + 1, at):
+            for value in ordered(self.eval(path, scope, expr.func, depth + 1, at)):
                 out |= self.called(value)
         elif isinstance(expr, Item):
-            for value in self.eval(path, scope, expr.obj, depth + 1, at):
+            for value in ordered(self.eval(path, scope, expr.obj, depth + 1, at)):
                 if value[0] == "x":
                     out |= self.values(("e", value))
         elif isinstance(expr, Protocol):
-            for value in self.eval(path, scope, expr.obj, depth + 1, at):
+            for value in ordered(self.eval(path, scope, expr.obj, depth + 1, at)):
                 if value[0] == "i":
-                    for method in self.attribute(value, expr.method):
+                    for method in ordered(self.attribute(value, expr.method)):
                         out |= self.called(method)
         return out
 
