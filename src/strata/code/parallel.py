@@ -215,15 +215,21 @@ _kept: dict[str, _Helper] = {}
 _kept_lock = threading.Lock()
 
 
+def _take_kept(helper_module: str) -> _Helper:
+    """The kept helper, taken out, or a new one if it is missing or unusable (raises
+    OSError when none can start); the caller holds ``_kept_lock``."""
+    helper = _kept.pop(helper_module, None)
+    if helper is None or not helper.usable:
+        helper = _Helper(helper_module)
+    return helper
+
+
 def start_helper(helper_module: str = HELPER_MODULE) -> None:
     """Start the helper :func:`parse_guarded` uses, if it is not running (between
     runs: the next push does not wait for its start)."""
     with _kept_lock:
-        helper = _kept.get(helper_module)
-        if helper is not None and helper.usable:
-            return
         try:
-            _kept[helper_module] = _Helper(helper_module)
+            _kept[helper_module] = _take_kept(helper_module)
         except OSError:
             log.warning("cannot start a parse helper", exc_info=True)
 
@@ -237,10 +243,8 @@ def parse_guarded(
     feeding = _Feeding(_chunks(items), None, helper_module)
     found: list[FileExtract | None] = []
     with _kept_lock:
-        helper = _kept.pop(helper_module, None)
         try:
-            if helper is None or not helper.usable:
-                helper = _Helper(helper_module)
+            helper = _take_kept(helper_module)
         except OSError:
             return _parse_here(items)
         for chunk in feeding.chunks:
