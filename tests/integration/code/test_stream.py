@@ -14,6 +14,7 @@ from strata.code import sync as sync_module
 from strata.code.cache import ExtractCache
 from strata.code.indexer import CodeIndexer
 from strata.code.pending import PendingWrites
+from strata.code.result import IndexResult
 from strata.code.stream import STREAM_MIN_FILES, STREAM_PENDING_PER_WORKER
 from strata.errors import TransientDatabaseError
 from strata.facts import Fact
@@ -51,6 +52,25 @@ def _indexer(gateway: Gateway, ontology: Ontology, cache: Path, batch_size: int)
     )
 
 
+def _at_end(
+    gateway: Gateway,
+    ontology: Ontology,
+    cache: Path,
+    batch_size: int,
+    tree: tuple[GitRepo, str],
+    name: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> IndexResult:
+    """The same tree indexed without streaming (every fact written at the end): the
+    graph a streamed run must equal."""
+    repo, sha = tree
+    with monkeypatch.context() as patched:
+        patched.setattr(sync_module, "STREAM_MIN_FILES", 10**9)
+        return _indexer(gateway, ontology, cache, batch_size).index(
+            Git(repo.path), name, "main", sha
+        )
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> tuple[GitRepo, str]:
     """This repository's own package: a few hundred files calling each other."""
@@ -74,11 +94,9 @@ class TestStreamedFirstIndex:
         streamed = _indexer(gateway, ontology, tmp_path / "a", 300).index(
             Git(repo.path), f"streamed-{unique}", "main", sha
         )
-        with monkeypatch.context() as patched:
-            patched.setattr(sync_module, "STREAM_MIN_FILES", 10**9)
-            at_end = _indexer(gateway, ontology, tmp_path / "b", 300).index(
-                Git(repo.path), f"at-end-{unique}", "main", sha
-            )
+        at_end = _at_end(
+            gateway, ontology, tmp_path / "b", 300, tree, f"at-end-{unique}", monkeypatch
+        )
         assert streamed.facts_streamed > streamed.facts // 3  # most of a file is its own
         assert at_end.facts_streamed == 0
         assert (streamed.facts, streamed.created) == (at_end.facts, at_end.created)
@@ -123,11 +141,7 @@ class TestStreamedFirstIndex:
         assert len(in_flight) > 3 * bound  # enough batches to have piled up
         assert max(in_flight) < bound  # a send that filled the bound waited for one
         assert slowed.facts_streamed > slowed.facts // 3
-        with monkeypatch.context() as patched:
-            patched.setattr(sync_module, "STREAM_MIN_FILES", 10**9)
-            _indexer(gateway, ontology, tmp_path / "b", 100).index(
-                Git(repo.path), f"at-end-{unique}", "main", sha
-            )
+        _at_end(gateway, ontology, tmp_path / "b", 100, tree, f"at-end-{unique}", monkeypatch)
         assert _graph(gateway, f"slowed-{unique}") == _graph(gateway, f"at-end-{unique}")
 
     def test_a_failed_batch_stops_the_run_and_the_next_one_completes_the_graph(
@@ -164,11 +178,7 @@ class TestStreamedFirstIndex:
         again = indexer.index(Git(repo.path), name, "main", sha)
         assert again.mode == "full"
         assert again.facts_streamed == 0
-        with monkeypatch.context() as patched:
-            patched.setattr(sync_module, "STREAM_MIN_FILES", 10**9)
-            _indexer(gateway, ontology, tmp_path / "b", 200).index(
-                Git(repo.path), f"whole-{unique}", "main", sha
-            )
+        _at_end(gateway, ontology, tmp_path / "b", 200, tree, f"whole-{unique}", monkeypatch)
         assert _graph(gateway, name) == _graph(gateway, f"whole-{unique}")
         assert PendingWrites(gateway).read(name, "main") is None
 
