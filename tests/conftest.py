@@ -1,7 +1,8 @@
 """Session-wide real services: a test Neo4j, a test Redis, migrated once.
 
-They run on their own ports (17687, 16379) with data under var/test, so a
-developer's `strata up` stack is left alone. Tests isolate by data (unique
+They run on their own ports (17687, 16379; a free port instead when another
+process holds one) with data under var/test, so a developer's `strata up`
+stack is left alone. Tests isolate by data (unique
 repository names), because Neo4j Community has one user database.
 """
 
@@ -19,7 +20,7 @@ from pydantic import SecretStr
 
 from strata.devstack.api import launch_api
 from strata.devstack.neo4j import Neo4jServer
-from strata.devstack.procs import free_port
+from strata.devstack.procs import Proc, free_port, port_open
 from strata.devstack.redis import RedisServer
 from strata.graph import migrations
 from strata.graph.gateway import Gateway
@@ -29,11 +30,29 @@ from strata.settings import PROJECT_ROOT, Settings
 # data folder; STRATA_TEST_KEEP_SERVICES=1 leaves the services running after
 # the session (faster re-runs; stop them with `strata dev ... stop`).
 TEST_VAR = Path(os.environ.get("STRATA_TEST_VAR", str(PROJECT_ROOT / "var" / "test")))
-NEO4J_PORT = int(os.environ.get("STRATA_TEST_NEO4J_PORT", "17687"))
-REDIS_PORT = int(os.environ.get("STRATA_TEST_REDIS_PORT", "16379"))
 KEEP_SERVICES = os.environ.get("STRATA_TEST_KEEP_SERVICES") == "1"
 TEST_PASSWORD = "strata-test-password"
 TEST_SECRET = "strata-test-secret-key-0123456789abcdef"
+
+
+def service_port(name: str, default: int) -> int:
+    """The port of the test service ``name``: STRATA_TEST_<NAME>_PORT if set, else the
+    default, unless something that is not this data folder's service listens there
+    (left by a run that was killed, or another checkout's): then a free port, so the
+    suite starts its own service instead of failing every test that needs it."""
+    chosen = os.environ.get(f"STRATA_TEST_{name.upper()}_PORT")
+    if chosen is not None:
+        return int(chosen)
+    ours = Proc(name, TEST_VAR / "run", TEST_VAR / "log").pid() is not None
+    if ours or not port_open("127.0.0.1", default):
+        return default
+    port = free_port()
+    print(f"[tests] port {default} is taken by another {name}: the suite's {name} uses {port}")
+    return port
+
+
+NEO4J_PORT = service_port("neo4j", 17687)
+REDIS_PORT = service_port("redis", 16379)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
