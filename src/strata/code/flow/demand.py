@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from itertools import chain
 
+from strata.code.flow.bags import Bag, bag_add, bag_items
 from strata.code.flow.fixtures import Fixtures
 from strata.code.flow.model import Expr, FileFlow, FlowCall, Function, Param
 from strata.code.flow.shape import assigns_items, attribute_names, moved_names, shape
@@ -94,8 +95,8 @@ class DemandSolver(Solver):
         # solver was not rebased).
         self.moved_names: set[str] | None = None
         # What each statement run added to, and the reverse: what a rebase resets.
-        self._wrote: dict[int, set[Var]] = defaultdict(set)
-        self._written_by: dict[Var, set[int]] = defaultdict(set)
+        self._wrote: dict[int, Bag[Var]] = {}
+        self._written_by: dict[Var, Bag[int]] = {}
         # Seeding (parameters from annotations, self/cls) must not demand: a statement run
         # now would read variables not seeded yet and, memoised, never run again. (Seeding
         # on first read instead changed which answers a cycle memoises: an incremental
@@ -175,7 +176,7 @@ class DemandSolver(Solver):
         tainted |= {("n", name) for name in names}  # who looked those names up
         rerun = self._readers_of(tainted)
         for var in tainted:
-            rerun |= self._written_by.get(var, set())
+            rerun.update(bag_items(self._written_by.get(var)))
         self.rebased = (len(tainted), len(rerun))
         self._forget(set(stale), tainted)
         for name in names:
@@ -233,7 +234,7 @@ class DemandSolver(Solver):
         tainted: set[Var] = set()
         for path in paths:
             for number in self._run_in.get(path, ()):
-                tainted |= self._wrote.get(number, set())
+                tainted.update(bag_items(self._wrote.get(number)))
         # A capped list takes its own file's entries, then the repository's in path order:
         # a file with this many entries before it (a margin over 2x) is in no other's.
         reach = 3 * MAX_WRITERS
@@ -269,11 +270,11 @@ class DemandSolver(Solver):
         rerun: set[int] = set()
         todo = list(tainted)
         while todo:
-            for number in self._readers.get(todo.pop(), ()):
+            for number in bag_items(self._readers.get(todo.pop())):
                 if number in rerun:
                     continue
                 rerun.add(number)
-                for var in self._wrote.get(number, ()):
+                for var in bag_items(self._wrote.get(number)):
                     if var not in tainted:
                         tainted.add(var)
                         todo.append(var)
@@ -361,7 +362,7 @@ class DemandSolver(Solver):
         # statement runs of a one-file push on Django were such re-runs). A read during
         # the computation (a cycle) was noted by its own statement and re-runs as before.
         if self._running >= 0:
-            self._readers[var].add(self._running)
+            bag_add(self._readers, var, self._running)
         if var in self.wide:
             return set()
         return self.env.get(var) or set()
@@ -371,13 +372,13 @@ class DemandSolver(Solver):
             self._by_file.note(var)
         running = self._running
         if running >= 0 and values:
-            self._wrote[running].add(var)
-            self._written_by[var].add(running)
+            bag_add(self._wrote, running, var)
+            bag_add(self._written_by, var, running)
         super()._add(var, values)
 
     def _declared(self, path: str, scope: str | None, name: str) -> tuple[Value, ...]:
         if self._running >= 0:  # noted: a rebase re-runs it when a function of the name moves
-            self._readers[("n", name)].add(self._running)
+            bag_add(self._readers, ("n", name), self._running)
         return super()._declared(path, scope, name)
 
     def _run(self, statement: Statement) -> None:

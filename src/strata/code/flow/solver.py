@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 
+from strata.code.flow.bags import Bag
 from strata.code.flow.fixtures import Fixtures, Target
 from strata.code.flow.model import (
     Assign,
@@ -59,7 +60,7 @@ class Solver(Evaluator):
         self._boxes_made = 0
         # Worklist propagation: a statement is re-run only when a variable it read grew.
         self._statements: list[tuple[str, str, object, object]] = []
-        self._readers: dict[Var, set[int]] = defaultdict(set)
+        self._readers: dict[Var, Bag[int]] = {}  # who read each variable
         self._queued: set[int] = set()
         self._queue: list[int] = []
         self._current = -1

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,11 +56,11 @@ class StatementIndex:
         self.functions: dict[tuple[str, str], Function] = {}
         self.locals: dict[tuple[str, str | None], set[str]] = {}
         # (path, scope, name) -> (line, block, assignment var) of a local's assignments
-        self.sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]] = {}
+        self.sites_of: dict[tuple[str, str, str], Sequence[tuple[int, int, Var]]] = {}
         # var -> statements of its own file that write it (returns, defaults, assignments)
-        self.static: dict[Var, list[Statement]] = {}
-        self.by_attr_in: dict[tuple[str, str], list[Statement]] = {}
-        self.items_in: dict[str, list[Statement]] = {}
+        self.static: dict[Var, Sequence[Statement]] = {}
+        self.by_attr_in: dict[tuple[str, str], Sequence[Statement]] = {}
+        self.items_in: dict[str, Sequence[Statement]] = {}
         # Repository-wide, each list in path order.
         self.by_attr: dict[str, list[Statement]] = {}
         self.calls_by_name: dict[str, list[Statement]] = {}
@@ -174,6 +174,7 @@ class StatementIndex:
             table = tables[which]
             self._insert(table.setdefault(name, []), statements, path)
             held.names.append((table, name))
+        self._freeze(held)
 
     def _index_function(
         self,
@@ -201,6 +202,20 @@ class StatementIndex:
             name = last_name(decorator)
             if name:
                 named[("decorator", name)].append(("k", path, function, decorator))
+
+    def _freeze(self, held: _Indexed) -> None:
+        """Make the file's own lists tuples: no other file adds to them (~300k on sympy,
+        most one entry long; a tuple of one is half the size of the list)."""
+        tables: tuple[dict[Any, Sequence[Any]], ...] = (
+            self.static,
+            self.sites_of,
+            self.by_attr_in,
+            self.items_in,
+        )
+        for table in tables:
+            group = held.keys.get(id(table))
+            for key in group[1] if group is not None else ():
+                table[key] = tuple(table[key])
 
     def _remove(self, path: str) -> None:
         held = self._files.pop(path)
@@ -247,8 +262,9 @@ class StatementIndex:
         return found
 
     @staticmethod
-    def _file_list(held: _Indexed, table: dict[Any, list[Any]], key: Any) -> list[Any]:
-        """``table[key]``, recorded as the file's own entry (keys hold its path)."""
+    def _file_list(held: _Indexed, table: dict[Any, Any], key: Any) -> list[Any]:
+        """``table[key]``, recorded as the file's own entry (keys hold its path), a list
+        while the file is added (:meth:`_freeze` makes it a tuple)."""
         found = table.get(key)
         if found is None:
             found = table[key] = []

@@ -14,10 +14,11 @@ is *wide* and answers nothing (too vague to trust).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Protocol as TypingProtocol
 
+from strata.code.flow.bags import Bag, bag_add, bag_items
 from strata.code.flow.model import (
     Annot,
     Attr,
@@ -94,7 +95,7 @@ class Evaluator:
     _boxes: dict[int, tuple[Value, Expr]]  # id(literal) -> its box, and the literal (held:
     # its id is not reused while the box is known, by a kept solver either)
     _boxes_made: int  # numbers the boxes in the order they are made (not by address)
-    _readers: dict[Var, set[int]]
+    _readers: dict[Var, Bag[int]]
     _queued: set[int]
     _queue: list[int]
     _current: int
@@ -105,7 +106,7 @@ class Evaluator:
     _mros: dict[tuple[str, str], list[SymbolTarget]]
     _annotations: dict[tuple[str, str | None, str], set[Value]]
     _names: Mapping[str, int]  # the lookup's, kept current by it
-    _sites_of: dict[tuple[str, str, str], list[tuple[int, int, Var]]]
+    _sites_of: dict[tuple[str, str, str], Sequence[tuple[int, int, Var]]]
 
     def _add(self, var: Var, values: Iterable[Value]) -> None:
         if var in self.wide:
@@ -121,7 +122,7 @@ class Evaluator:
         if len(known) > MAX_VALUES:
             self.wide.add(var)
             known.clear()
-        for reader in self._readers.get(var, ()):
+        for reader in bag_items(self._readers.get(var)):
             if reader not in self._queued:
                 self._queued.add(reader)
                 self._queue.append(reader)
@@ -129,7 +130,7 @@ class Evaluator:
     def values(self, var: Var) -> set[Value]:
         """What ``var`` holds (empty when unknown or too wide); notes who read it."""
         if self._current >= 0:
-            self._readers[var].add(self._current)
+            bag_add(self._readers, var, self._current)
             where = file_of(var)
             if where != self._current_path:
                 self.file_deps[self._current_path].add(where)
