@@ -70,7 +70,7 @@ class DemandSolver(Solver):
         self._declared_keys: dict[str, set[tuple[str, str | None, str]]] = defaultdict(set)
         super().__init__(lookup, flows, statements)
         self._done: set[Var] = set()
-        self._ran: set[int] = set()
+        self._ran: set[int | tuple[int, int]] = set()
         self._depth = 0
         index = self.statements
         self._static = index.static
@@ -454,9 +454,11 @@ class DemandSolver(Solver):
         return [*calls, *self._decorated_by.get(name, ())]
 
 
-def _key(statement: Statement) -> int:
-    """What marks a statement as run: its item, or its extra (a function's statements)."""
-    return id(statement[2]) if statement[3] is None else id(statement[3])
+def _key(statement: Statement) -> int | tuple[int, int]:
+    """What marks a statement as run: its item, and for a function's statements the
+    extra too (a returned or decorating expression may be a file's one ``Name``)."""
+    item, extra = statement[2], statement[3]
+    return id(item) if extra is None else (id(item), id(extra))
 
 
 def _capped(first: Iterable[Statement], rest: Iterable[Statement]) -> list[Statement]:

@@ -128,6 +128,12 @@ class _Builder:
         self.exports: tuple[str, ...] | None = None
         self._at = (0, -1)  # line and block of the statement being read
         self._blocks: dict[int, int] = {}  # node id -> start byte of its block
+        # One Name per identifier and one Attr per name of a shared object (``self.x``,
+        # ``os.path``) in a file: ~860k Names on sympy were mostly repeats. Nothing
+        # else is shared: a literal is a value of its own (its box), wherever it sits.
+        self._names: dict[str, Name] = {}
+        self._attrs: dict[tuple[int, str], Attr] = {}
+        self._shared: set[int] = set()  # ids of the shared ones (held by the two maps)
         source = unit.source
         self._source = source
 
@@ -407,18 +413,35 @@ class _Builder:
 
     # -- expressions -------------------------------------------------------------------
 
+    def name(self, text: str) -> Name:
+        found = self._names.get(text)
+        if found is None:
+            found = self._names[text] = Name(text)
+            self._shared.add(id(found))
+        return found
+
+    def attr(self, obj: Expr, name: str) -> Attr:
+        if id(obj) not in self._shared:
+            return Attr(obj, name)
+        key = (id(obj), name)
+        found = self._attrs.get(key)
+        if found is None:
+            found = self._attrs[key] = Attr(obj, name)
+            self._shared.add(id(found))
+        return found
+
     def expr(self, node: Node | None, depth: int = 0) -> Expr | None:
         if node is None or depth > _MAX_DEPTH:
             return None
         kind = node.type
         if kind == "identifier":
-            return Name(self.text(node))
+            return self.name(self.text(node))
         if kind not in _EXPRESSIONS:
             return None  # literals, operators, comprehensions, lambdas: no value the IR has
         if kind == "attribute":
             obj = self.expr(node.child_by_field_name("object"), depth + 1)
             attr = node.child_by_field_name("attribute")
-            return Attr(obj, self.text(attr)) if obj is not None and attr is not None else None
+            return self.attr(obj, self.text(attr)) if obj is not None and attr is not None else None
         if kind == "call":
             function = node.child_by_field_name("function")
             if function is not None and self.text(function) == "super":
