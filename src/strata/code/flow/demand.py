@@ -25,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from itertools import chain
+from typing import Any
 
 from strata.code.flow.bags import Bag, bag_add, bag_items
 from strata.code.flow.fixtures import Fixtures
@@ -302,22 +303,10 @@ class DemandSolver(Solver):
 
     # Cache misses, noted per file (what _forget drops).
 
-    def _find_var(self, path: str, scope: str | None, name: str) -> Var:
-        note_key(self._cached_in[path], self._vars, (path, scope, name))
-        return super()._find_var(path, scope, name)
-
-    def _find_declared(self, path: str, scope: str | None, name: str) -> tuple[Value, ...]:
-        note_key(self._cached_in[path], self._declared_cache, (path, scope, name))
-        self._declared_keys[name].add((path, scope, name))
-        return super()._find_declared(path, scope, name)
-
-    def _find_super(self, path: str, scope: str | None) -> set[Value]:
-        note_key(self._cached_in[path], self._annotations, (path, scope, "super()"))
-        return super()._find_super(path, scope)
-
-    def _find_annotation(self, path: str, scope: str | None, text: str) -> set[Value]:
-        note_key(self._cached_in[path], self._annotations, (path, scope, text))
-        return super()._find_annotation(path, scope, text)
+    def _cached(self, path: str, table: dict[Any, Any], key: Any) -> None:
+        note_key(self._cached_in[path], table, key)
+        if table is self._declared_cache:  # a rebase drops the lookups of a moved name
+            self._declared_keys[key[2]].add(key)
 
     def _new_box(self, path: str, expr: Expr) -> Value:
         box = super()._new_box(path, expr)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from typing import Any
 from typing import Protocol as TypingProtocol
 
 from strata.code.flow.bags import Bag, bag_add, bag_items
@@ -151,7 +152,12 @@ class Evaluator:
         found = self._vars.get(key)
         if found is None:
             found = self._vars[key] = self._find_var(path, scope, name)
+            self._cached(path, self._vars, key)
         return found
+
+    def _cached(self, path: str, table: dict[Any, Any], key: Any) -> None:
+        """A static lookup of ``path`` was computed and put in ``table`` under ``key``
+        (the demand solver notes it, to drop it when the file changes)."""
 
     def _find_var(self, path: str, scope: str | None, name: str) -> Var:
         """The variable a name denotes in ``scope``: its own local, an enclosing
@@ -253,6 +259,7 @@ class Evaluator:
         found = self._declared_cache.get(key)
         if found is None:
             found = self._declared_cache[key] = self._find_declared(path, scope, name)
+            self._cached(path, self._declared_cache, key)
         return found
 
     def _find_declared(self, path: str, scope: str | None, name: str) -> tuple[Value, ...]:
@@ -359,6 +366,7 @@ class Evaluator:
         found = self._annotations.get(key)  # static, like an annotation: cached alike
         if found is None:
             found = self._annotations[key] = self._find_super(path, scope)
+            self._cached(path, self._annotations, key)
         return found
 
     def _find_super(self, path: str, scope: str | None) -> set[Value]:
@@ -381,6 +389,7 @@ class Evaluator:
         found = self._annotations.get(key)
         if found is None:
             found = self._annotations[key] = self._find_annotation(path, scope, text)
+            self._cached(path, self._annotations, key)
         return found
 
     def _find_annotation(self, path: str, scope: str | None, text: str) -> set[Value]:
