@@ -1,9 +1,10 @@
 """One item, or a set once there are two: the value flow's reverse maps.
 
 The solver notes who read each variable, what each statement wrote and who wrote
-each variable. Most keys hold one item (on sympy, ~150k variables had readers,
-most of them one), and an empty set costs 216 bytes where the item itself is
-already held elsewhere; a set is made when a second item comes.
+each variable. Many keys hold one item (sympy: 64k of 138k readers' entries, 23k
+of 62k statements' writes, 64k of 73k variables' writers), and a set costs 216
+bytes even for one, where the item itself is already held elsewhere; a set is
+made when a second item comes.
 """
 
 from __future__ import annotations
