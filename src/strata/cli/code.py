@@ -109,6 +109,8 @@ def _reporter(bar: Progress, task: TaskID) -> Any:
                 completed=0,
                 info=f"{counters['facts']} facts",
             )
+        elif phase == "retracted":  # a failed first index took its facts back
+            bar.update(task, description="failed", info=f"{counters['facts']} facts taken back")
         elif phase == "done":
             bar.update(task, description="indexed", info=str(counters.get("commit", ""))[:12])
 

@@ -118,6 +118,7 @@ class CodeIndexer:
         except BaseException:
             if run.stream is not None:
                 run.stream.abort()  # no batch of a failed run is left writing
+            self.sync.retract(run)  # a first index's facts taken back
             if run.early is not None:
                 run.early.drop()
             self.cache.discard()  # the graph keeps its head: so does the cache

@@ -9,6 +9,9 @@ their content back diffs empty against the head). So before such a write its
 files are noted here, in the graph, and the note is removed once the head
 landed; a run that finds a note for another commit than the head re-syncs the
 noted files, reading their facts back (nothing is trusted, no digest skips them).
+A first index that fails takes its facts back instead and drops its note
+(:meth:`strata.code.sync.Sync.retract`); the note still covers a run killed
+before it could, and a retraction that failed too.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from strata.code.cache import EarlySet, ExtractSet
 from strata.code.flow.statements import StatementIndex
@@ -41,6 +42,10 @@ class Run:
     stream: FreshFiles | None = None
     # The cache file the parse helpers' answers go to as they come (strata.code.cache).
     early: EarlySet | None = None
+    # A write of several transactions into files' scopes that held nothing open (a
+    # first index): the scopes and a time before its first batch. A run that fails
+    # takes back what it wrote there (Sync.retract).
+    first_write: FirstWrite | None = None
 
     def ensure_resolver(self) -> Resolver:
         """The run's resolver over :attr:`index` (built on first use)."""
@@ -53,6 +58,14 @@ class Run:
         if self.resolver is not None:
             self.resolver.release()
             self.resolver = None
+
+
+@dataclass(frozen=True, slots=True)
+class FirstWrite:
+    """Where a first index writes (files' scopes empty when it began) and since when."""
+
+    scopes: list[str]
+    since: datetime
 
 
 class Clock:

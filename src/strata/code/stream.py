@@ -11,8 +11,10 @@ call into another module, an import of a shared Module node) waits for the
 end, where :class:`strata.code.sync.Sync` writes it after every streamed batch
 has committed, in the usual order.
 
-The files are noted as pending before the first batch (:mod:`strata.code.pending`):
-a run that stops halfway leaves them to be re-synced by the next.
+The files are noted as pending before the first batch (:mod:`strata.code.pending`).
+A run that fails takes back what it streamed (:meth:`strata.code.sync.Sync.retract`:
+the versions' belief ends, nothing is deleted) and drops the note; a run killed
+before it could leaves the note, and the next run re-syncs the files.
 """
 
 from __future__ import annotations

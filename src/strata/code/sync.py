@@ -16,18 +16,21 @@ that order.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from strata.code.pending import PendingWrites
 from strata.code.result import IndexResult, Progress
-from strata.code.run import Run
+from strata.code.run import FirstWrite, Run
 from strata.code.stream import STREAM_MIN_FILES, FreshFiles
 from strata.facts import EdgeFact, Fact, StateFact, state_key
 from strata.graph.closures import Closures
 from strata.graph.resync import Resync, resync
 from strata.graph.store import FactStore, WriteResult
 from strata.writers import CodeWriter
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -50,6 +53,7 @@ class Sync:
         if any(self.store.open_versions("code", scopes).values()):
             return None
         snap = run.snapshot
+        run.first_write = FirstWrite(scopes, self.store.now())
         self.pending.mark(snap.repo, snap.ref, snap.commit.sha, paths)
         return FreshFiles(self.store, workers=self.workers, batch_size=self.batch_size)
 
@@ -113,6 +117,8 @@ class Sync:
             # Several transactions: the files are noted first, so a write that stops
             # before the head has them re-synced by the next run (strata.code.pending).
             if run.stream is None:  # else noted before the stream's first batch
+                if files.fresh:  # a failure takes back what was written (retract)
+                    run.first_write = FirstWrite(scopes, self.store.now())
                 self.pending.mark(snap.repo, snap.ref, snap.commit.sha, paths)
             # When the files' scopes held nothing open (a first index), their facts
             # skip the reads.
@@ -122,6 +128,30 @@ class Sync:
         if run.pending is not None or not single:
             self.pending.clear(snap.repo, snap.ref)  # the head landed
         run.clock.lap("write")
+
+    def retract(self, run: Run) -> None:
+        """The run failed after a first index began writing: take back what it wrote
+        in the files' scopes, so the graph reads as before the run (no half-indexed
+        ref), and drop the run's own pending note. Facts with no file scope (shared
+        modules, the repository's and commit's own) stay; no head was written. If
+        this fails too, the note stays and the next run re-syncs the files."""
+        first = run.first_write
+        if first is None:
+            return
+        snap = run.snapshot
+        try:
+            taken = CodeWriter(self.store).retract(first.scopes, first.since)
+            if run.pending is None:  # else an earlier stopped write's note: keep it
+                self.pending.clear(snap.repo, snap.ref)
+        except Exception as exc:  # the run's own error is the one raised
+            log.warning(
+                "could not take back a failed first index of %s %s (%s): the next run re-syncs",
+                snap.repo,
+                snap.ref,
+                exc,
+            )
+            return
+        self.progress("retracted", {"facts": taken, "files": len(first.scopes)})
 
     def _resync(self, scopes: list[str], facts: list[Fact], run: Run) -> Resync:
         snap = run.snapshot

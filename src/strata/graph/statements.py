@@ -143,6 +143,21 @@ MERGE (n:{label} {{key: row.key}})
 ON CREATE SET n += row.identity, n.created_at = datetime($tx)
 """
 
+# A failed first write's versions in some scopes, retracted: Strata stops believing
+# them at $tx (never before their own transaction time; nothing is deleted). Only
+# versions recorded since $since and still believed: what the scopes held before the
+# write (closed history of a deleted branch, say) is left as it was; a STATE is
+# retracted only on the layer's own labels ($labels; null for an edge type).
+RETRACT_IN_SCOPES = """
+UNWIND $scopes AS scope
+MATCH (a)-[r:{rel} {{scope: scope}}]->()
+WHERE r.expired_at IS NULL AND r.created_at >= datetime($since)
+  AND ($labels IS NULL OR labels(a)[0] IN $labels)
+SET r.expired_at = CASE WHEN r.created_at > datetime($tx) THEN r.created_at
+                        ELSE datetime($tx) END
+RETURN count(r) AS retracted
+"""
+
 # The open versions of one fact type in some scopes; each row says its type, so the
 # reads of several types join into one statement with UNION ALL (one round trip).
 OPEN_IN_SCOPES = """

@@ -56,6 +56,7 @@ from strata.graph.statements import (
     MERGE_FRESH_STATE,
     MERGE_LOCK_READ,
     OPEN_IN_SCOPES,
+    RETRACT_IN_SCOPES,
     SLIM_PROJECTION,
 )
 from strata.ontology.model import STATE, Layer, Ontology
@@ -173,6 +174,49 @@ class FactStore:
                 slot = (r["src_label"], r["src"], r["dst_label"], r["dst"])
                 found[r["rel"]][slot] = OpenVersion(r["hash"], r["valid_at"])
         return found
+
+    def now(self) -> datetime:
+        """The store's clock: a transaction time no later than any write that follows."""
+        return self._clock()
+
+    def _retract(
+        self, layer: Layer, scopes: Sequence[str], since: datetime, *, chunk: int = 200
+    ) -> int:
+        """Stop believing the layer's versions recorded in ``scopes`` since ``since``
+        that are still believed (their ``expired_at`` set to now): a failed write's
+        facts, taken back. Nothing is deleted; as of a known time inside the window
+        they still read. Internal to :mod:`strata.writers` (the layer is its own).
+
+        ``chunk`` scopes per transaction, each idempotent: a retraction that stops
+        halfway is finished by running it again. Answers how many versions it retracted.
+        """
+        labels = sorted(self._ontology.labels(layer))
+        rels = [
+            r
+            for r in [STATE, *self._ontology.edge_types(layer)]
+            if r == STATE or self._ontology.edge(r).writer == "strata"
+        ]
+        statements = [(self._cypher(RETRACT_IN_SCOPES, rel=rel), rel) for rel in rels]
+        since_wire, tx = to_wire(aware(since, what="since")), to_wire(self._clock())
+        retracted = 0
+        ordered = sorted(set(scopes))
+        for start in range(0, len(ordered), chunk):
+            part = ordered[start : start + chunk]
+
+            def work(tx_: Tx, part: list[str] = part) -> int:
+                return sum(
+                    tx_.run(
+                        text,
+                        scopes=part,
+                        since=since_wire,
+                        tx=tx,
+                        labels=labels if rel == STATE else None,
+                    )[0]["retracted"]
+                    for text, rel in statements
+                )
+
+            retracted += self._gateway.write_tx(work, timeout=600)
+        return retracted
 
     def warm_open_reads(self, layer: Layer) -> None:
         """Have Neo4j plan the reads of a push's few scopes now (0.2-0.3 s, again

@@ -54,6 +54,13 @@ class LayerWriter:
         self.check(facts)
         return self._store._apply(facts, tx_time=tx_time, fresh=fresh)
 
+    def retract(self, scopes: Sequence[str], since: datetime) -> int:
+        """Take back this layer's versions written in ``scopes`` since ``since`` and
+        still believed (a failed first write's): their ``expired_at`` is set, nothing
+        is deleted. Only the caller knows that every such version is its own (the
+        scopes held nothing open when it began, under its lock). Answers the count."""
+        return self._store._retract(self.layer, scopes, since)
+
     def write_many(
         self,
         batches: Iterable[Sequence[Fact]],

@@ -38,6 +38,22 @@ RETURN type(r) AS type, replace(a.key, $repo, '') AS src, replace(b.key, $repo, 
        r.hash AS hash
 """
 
+# Every version of a repository's facts: how many, how many no longer believed, and
+# how many of those were believed for a while (recorded before their belief ended).
+VERSIONS = """
+MATCH ()-[r]->()
+WHERE r.repo = $repo
+RETURN count(r) AS versions, count(r.expired_at) AS retracted,
+       count(CASE WHEN r.created_at < r.expired_at THEN 1 END) AS believed_for_a_while
+"""
+# Current facts in the files' scopes (not the branch's own: repository, commit, head).
+CURRENT_IN_FILES = """
+MATCH ()-[r]->()
+WHERE r.repo = $repo AND r.expired_at IS NULL AND r.invalid_at IS NULL
+  AND r.scope IS NOT NULL AND r.scope <> $branch
+RETURN count(r) AS n
+"""
+
 
 def _graph(gateway: Gateway, repo: str) -> set[tuple[Any, ...]]:
     return {tuple(r.values()) for r in gateway.read(CURRENT, repo=repo)}
@@ -170,17 +186,98 @@ class TestStreamedFirstIndex:
             patched.setattr(CodeWriter, "write", third_fresh_batch_fails)
             with pytest.raises(TransientDatabaseError):
                 indexer.index(Git(repo.path), name, "main", sha)
-        noted = PendingWrites(gateway).read(name, "main")
-        assert noted is not None
-        assert noted.commit == sha  # noted before the first batch
-        assert gateway.read(CURRENT, repo=name)  # some batches landed, no head
-        # The next run finds open facts in the files' scopes: it re-syncs, as a full index.
+        # Two batches had landed; the failed run took them back: nothing of the ref
+        # reads as current, every version it wrote is kept with its belief ended.
+        assert not gateway.read(CURRENT, repo=name)
+        kept = gateway.read(VERSIONS, repo=name)[0]
+        assert kept["versions"] > 2 * 100  # the two batches' facts, none deleted
+        assert kept["retracted"] == kept["versions"]
+        assert kept["believed_for_a_while"] == kept["versions"]  # created_at < expired_at
+        assert PendingWrites(gateway).read(name, "main") is None  # the run's own note
+        # The next run is a first index again: it streams, and completes the graph.
         again = indexer.index(Git(repo.path), name, "main", sha)
         assert again.mode == "full"
-        assert again.facts_streamed == 0
+        assert again.facts_streamed > again.facts // 3
         _at_end(gateway, ontology, tmp_path / "b", 200, tree, f"whole-{unique}", monkeypatch)
         assert _graph(gateway, name) == _graph(gateway, f"whole-{unique}")
         assert PendingWrites(gateway).read(name, "main") is None
+
+    def test_a_failed_first_index_leaves_the_closed_history_of_its_ref_as_it_was(
+        self,
+        tree: tuple[GitRepo, str],
+        gateway: Gateway,
+        ontology: Ontology,
+        tmp_path: Path,
+        unique: str,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """A branch indexed, deleted (its facts closed), then pushed again: the new
+        first index fails; only its own versions are taken back."""
+        repo, sha = tree
+        name = f"again-{unique}"
+        indexer = _indexer(gateway, ontology, tmp_path / "cache", 200)
+        indexer.index(Git(repo.path), name, "main", sha)
+        indexer.delete_branch(name, "main", at=datetime(2025, 11, 1, tzinfo=UTC))
+        before = gateway.read(VERSIONS, repo=name)[0]
+        assert before["retracted"] == 0
+        write = CodeWriter.write
+        sent: list[int] = []
+
+        def second_fresh_batch_fails(self: CodeWriter, facts: list[Fact], **kw: Any) -> WriteResult:
+            if kw.get("fresh"):
+                sent.append(len(facts))
+                if len(sent) == 2:
+                    raise TransientDatabaseError("the connection dropped")
+            return write(self, facts, **kw)
+
+        with monkeypatch.context() as patched:
+            patched.setattr(CodeWriter, "write", second_fresh_batch_fails)
+            with pytest.raises(TransientDatabaseError):
+                indexer.index(Git(repo.path), name, "main", sha)
+        after = gateway.read(VERSIONS, repo=name)[0]
+        assert len(sent) >= 2
+        assert after["versions"] > before["versions"]  # the first batch had landed
+        assert after["retracted"] == after["versions"] - before["versions"]
+        # The repository's node and shared modules outlive a branch; its files do not.
+        branch = ontology.node("Branch").make_key({"repo": name, "ref": "main"})
+        assert gateway.read(CURRENT_IN_FILES, repo=name, branch=branch) == [{"n": 0}]
+
+
+def test_a_failed_first_write_of_a_few_transactions_is_taken_back(
+    gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str
+) -> None:
+    """Below the streaming threshold a first index still writes in several
+    transactions once it is larger than a batch; one failing takes the files' facts back."""
+    repo = GitRepo(tmp_path / "small")
+    for i in range(20):
+        body = f"def f{i}():\n    return g{i}()\n\n\ndef g{i}():\n    return 1\n"
+        repo.write(f"pkg/m{i}.py", body)
+    sha = repo.commit("files", C1)
+    name = f"few-{unique}"
+    write = CodeWriter.write
+    sent: list[int] = []
+
+    def second_fresh_batch_fails(self: CodeWriter, facts: list[Fact], **kw: Any) -> WriteResult:
+        if kw.get("fresh"):
+            sent.append(len(facts))
+            if len(sent) == 2:
+                raise TransientDatabaseError("the connection dropped")
+        return write(self, facts, **kw)
+
+    indexer = _indexer(gateway, ontology, tmp_path / "cache", 20)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(CodeWriter, "write", second_fresh_batch_fails)
+        with pytest.raises(TransientDatabaseError):
+            indexer.index(Git(repo.path), name, "main", sha)
+    assert len(sent) >= 2
+    branch = ontology.node("Branch").make_key({"repo": name, "ref": "main"})
+    in_files = gateway.read(CURRENT_IN_FILES, repo=name, branch=branch)
+    assert in_files == [{"n": 0}]
+    assert gateway.read(VERSIONS, repo=name)[0]["retracted"] >= 20  # the first batch's
+    assert PendingWrites(gateway).read(name, "main") is None
+    again = indexer.index(Git(repo.path), name, "main", sha)
+    assert again.mode == "full"
+    assert gateway.read(CURRENT_IN_FILES, repo=name, branch=branch)[0]["n"] > 40
 
 
 @pytest.mark.parametrize(
