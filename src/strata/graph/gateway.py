@@ -102,7 +102,7 @@ def _gql(exc: neo4j_errors.Neo4jError) -> str | None:
 class Tx:
     """A transaction handed to transaction functions; returns records as dicts."""
 
-    _tx: neo4j.ManagedTransaction
+    _tx: neo4j.ManagedTransaction | neo4j.Transaction
     _timeout: float | None
 
     def run(self, text: str, **params: Any) -> list[dict[str, Any]]:
@@ -225,6 +225,17 @@ class Gateway:
         """Run ``fn`` in a managed write transaction (retried as a whole)."""
         with self._session() as session:
             return session.execute_write(self._wrap(fn, timeout))
+
+    def rehearse(self, fn: Callable[[Tx], T], *, timeout: float | None = None) -> T:
+        """Run ``fn`` in a write transaction that is then rolled back: nothing it
+        wrote lands, and Neo4j has planned (and cached) every statement it ran."""
+        effective = self._timeout if timeout is None else timeout
+        with self._session() as session:
+            tx = session.begin_transaction(timeout=effective)
+            try:
+                return fn(Tx(tx, effective))
+            finally:
+                tx.rollback()
 
     def read(
         self, text: str, *, timeout: float | None = None, **params: Any

@@ -27,13 +27,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from strata.errors import OntologyViolation, TransientDatabaseError
 from strata.facts import EdgeFact, Fact, StateFact
 from strata.graph.closures import Closures, OpenVersion, closing_facts
 from strata.graph.gateway import Gateway, Tx, checked_label, checked_rel_type
+from strata.graph.rehearsal import rehearsal_rounds
 from strata.graph.rows import (
     CreationRows,
     EdgeSlot,
@@ -174,6 +175,19 @@ class FactStore:
                 slot = (r["src_label"], r["src"], r["dst_label"], r["dst"])
                 found[r["rel"]][slot] = OpenVersion(r["hash"], r["valid_at"])
         return found
+
+    def rehearse_writes(self, layer: Layer) -> None:
+        """Have Neo4j plan every statement a push's write of ``layer`` can run, now
+        (:mod:`strata.graph.rehearsal`): the write path runs on made-up slots in a
+        transaction that is rolled back. Nothing is written."""
+        at = self._clock()
+
+        def work(tx: Tx) -> None:
+            for step, facts in enumerate(rehearsal_rounds(self._ontology, layer, at)):
+                stamp = at + timedelta(milliseconds=step)  # each round later than the last
+                self._apply_tx(tx, self._group(facts), len(facts), stamp)
+
+        self._gateway.rehearse(work, timeout=60)
 
     def now(self) -> datetime:
         """The store's clock: a transaction time no later than any write that follows."""

@@ -228,7 +228,7 @@ class IndexDaemon:
 
     # -- one request ----------------------------------------------------------------
 
-    def _index(self, stream: Stream, request: IndexRequest) -> tuple[str, str] | None:
+    def _index(self, stream: Stream, request: IndexRequest) -> tuple[str, str, int] | None:
         caller = _Caller(stream)
         started = time.perf_counter()
         try:
@@ -260,7 +260,7 @@ class IndexDaemon:
             modes=[r.mode for r in results],
             seconds=round(time.perf_counter() - started, 3),
         )
-        return request.repo, request.ref
+        return request.repo, request.ref, sum(r.created for r in results)
 
     def _run(self, request: IndexRequest, caller: _Caller) -> list[IndexResult]:
         return index_with(self._ensure_service(), request, caller.progress)
@@ -279,13 +279,16 @@ class IndexDaemon:
             )
         return self._service
 
-    def _settle(self, repo: str, ref: str) -> None:
-        """What the code worker does after a push: warm the next run's memos."""
+    def _settle(self, repo: str, ref: str, written: int) -> None:
+        """What the code worker does after a push: warm the next run's memos, and
+        have Neo4j plan its reads (and, after a run that wrote many versions, its
+        writes: :meth:`CodeService.warm_push`)."""
         if self._service is None:
             return
         try:
             self._service.settle(repo, ref)
-        except Exception:  # a cold memo costs the next run time, nothing else
+            self._service.warm_push(written)
+        except Exception:  # a cold memo or plan costs the next run time, nothing else
             log.exception("indexd.settle_failed", repo=repo)
 
     def _drop(self) -> None:

@@ -87,6 +87,25 @@ def _at_end(
         )
 
 
+def _failing(indexer: CodeIndexer, name: str, sha: str, repo: GitRepo, fail_at: int) -> None:
+    """Index ``repo`` with the ``fail_at``-th fresh batch failing as a dropped
+    connection would; the run must raise it."""
+    write = CodeWriter.write
+    sent: list[int] = []
+
+    def fails(self: CodeWriter, facts: list[Fact], **kw: Any) -> WriteResult:
+        if kw.get("fresh"):
+            sent.append(len(facts))
+            if len(sent) == fail_at:
+                raise TransientDatabaseError("the connection dropped")
+        return write(self, facts, **kw)
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(CodeWriter, "write", fails)
+        with pytest.raises(TransientDatabaseError):
+            indexer.index(Git(repo.path), name, "main", sha)
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> tuple[GitRepo, str]:
     """This repository's own package: a few hundred files calling each other."""
@@ -172,20 +191,7 @@ class TestStreamedFirstIndex:
         repo, sha = tree
         name = f"broken-{unique}"
         indexer = _indexer(gateway, ontology, tmp_path / "cache", 200)
-        write = CodeWriter.write
-        sent: list[int] = []
-
-        def third_fresh_batch_fails(self: CodeWriter, facts: list[Fact], **kw: Any) -> WriteResult:
-            if kw.get("fresh"):
-                sent.append(len(facts))
-                if len(sent) == 3:
-                    raise TransientDatabaseError("the connection dropped")
-            return write(self, facts, **kw)
-
-        with monkeypatch.context() as patched:
-            patched.setattr(CodeWriter, "write", third_fresh_batch_fails)
-            with pytest.raises(TransientDatabaseError):
-                indexer.index(Git(repo.path), name, "main", sha)
+        _failing(indexer, name, sha, repo, 3)
         # Two batches had landed; the failed run took them back: nothing of the ref
         # reads as current, every version it wrote is kept with its belief ended.
         assert not gateway.read(CURRENT, repo=name)
@@ -209,7 +215,6 @@ class TestStreamedFirstIndex:
         ontology: Ontology,
         tmp_path: Path,
         unique: str,
-        monkeypatch: pytest.MonkeyPatch,
     ) -> None:
         """A branch indexed, deleted (its facts closed), then pushed again: the new
         first index fails; only its own versions are taken back."""
@@ -220,22 +225,8 @@ class TestStreamedFirstIndex:
         indexer.delete_branch(name, "main", at=datetime(2025, 11, 1, tzinfo=UTC))
         before = gateway.read(VERSIONS, repo=name)[0]
         assert before["retracted"] == 0
-        write = CodeWriter.write
-        sent: list[int] = []
-
-        def second_fresh_batch_fails(self: CodeWriter, facts: list[Fact], **kw: Any) -> WriteResult:
-            if kw.get("fresh"):
-                sent.append(len(facts))
-                if len(sent) == 2:
-                    raise TransientDatabaseError("the connection dropped")
-            return write(self, facts, **kw)
-
-        with monkeypatch.context() as patched:
-            patched.setattr(CodeWriter, "write", second_fresh_batch_fails)
-            with pytest.raises(TransientDatabaseError):
-                indexer.index(Git(repo.path), name, "main", sha)
+        _failing(indexer, name, sha, repo, 2)
         after = gateway.read(VERSIONS, repo=name)[0]
-        assert len(sent) >= 2
         assert after["versions"] > before["versions"]  # the first batch had landed
         assert after["retracted"] == after["versions"] - before["versions"]
         # The repository's node and shared modules outlive a branch; its files do not.
@@ -254,22 +245,8 @@ def test_a_failed_first_write_of_a_few_transactions_is_taken_back(
         repo.write(f"pkg/m{i}.py", body)
     sha = repo.commit("files", C1)
     name = f"few-{unique}"
-    write = CodeWriter.write
-    sent: list[int] = []
-
-    def second_fresh_batch_fails(self: CodeWriter, facts: list[Fact], **kw: Any) -> WriteResult:
-        if kw.get("fresh"):
-            sent.append(len(facts))
-            if len(sent) == 2:
-                raise TransientDatabaseError("the connection dropped")
-        return write(self, facts, **kw)
-
     indexer = _indexer(gateway, ontology, tmp_path / "cache", 20)
-    with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(CodeWriter, "write", second_fresh_batch_fails)
-        with pytest.raises(TransientDatabaseError):
-            indexer.index(Git(repo.path), name, "main", sha)
-    assert len(sent) >= 2
+    _failing(indexer, name, sha, repo, 2)
     branch = ontology.node("Branch").make_key({"repo": name, "ref": "main"})
     in_files = gateway.read(CURRENT_IN_FILES, repo=name, branch=branch)
     assert in_files == [{"n": 0}]

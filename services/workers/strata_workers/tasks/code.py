@@ -123,17 +123,18 @@ def reindex(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     # After the answer: the next push starts on a settled heap, its plan's memos warm,
     # and its reads planned.
     ctx.code.settle(parsed.repo, ref)
-    _warm_push(ctx)
+    _warm_push(ctx, result.created)
     return summary
 
 
-def _warm_push(ctx: WorkerContext) -> None:
-    """Plan the next push's reads of its open facts, and the read and writes of its
-    documents, now (a few ms once planned; ~0.8 s on the first push after a full
-    index otherwise); a failure costs only the next push that time, so it is
-    logged, never raised."""
+def _warm_push(ctx: WorkerContext, written: int) -> None:
+    """Plan the next push's reads of its open facts (and, after a run that wrote
+    ``written`` versions, enough to move Neo4j's statistics, its fact writes), and
+    the read and writes of its documents, now (a few ms once planned; ~0.8 s on the
+    first push after a full index otherwise); a failure costs only the next push
+    that time, so it is logged, never raised."""
     try:
-        ctx.code.warm_reads()
+        ctx.code.warm_push(written)
         SearchIndex(ctx.gateway).warm_push_statements()
     except StrataError as exc:
         log.warning("push_statements.warm_failed", error=exc.message)
