@@ -50,7 +50,7 @@ def _rounds(ontology: Ontology, layer: Layer, at: datetime, width: int) -> list[
         keys[label] = []
         for n in range(width):
             identity = {spec.name: f"{REHEARSAL}{width}.{n}" for spec in node.identity}
-            identity["repo"] = REHEARSAL
+            identity.setdefault("repo", REHEARSAL)  # the store reads a state's repo
             key = node.make_key(identity)
             keys[label].append(key)
             created.append(StateFact(label, identity, {"rehearsal": 1}, at, scope=REHEARSAL))

@@ -384,13 +384,22 @@ class SearchIndex:
 
         Planning them costs 0.1-1.6 s, and Neo4j plans again after a large write has
         moved its statistics (a full index): the first push after one paid that
-        inside its job. Keys that name no node, in lists like a push's (an empty
-        list is another cache entry), read nothing and write nothing.
+        inside its job. Keys that name no node, in lists like a push's, read nothing
+        and write nothing. Neo4j keeps a plan per size class of a list (0, 1, 2-10,
+        ...), so lists of one key and of two: one changed file, a few symbols.
         """
-        for labels in (("File", "Symbol"), ("File",)):
-            self._node_states([(label, [NO_KEY]) for label in labels])
-        nothing = [{"key": NO_KEY, "node_key": NO_KEY, "props": {"v": DOC_VERSION}}]
-        work = [(WRITE_DOCS.format(label=label), nothing) for label in ("File", "Symbol")]
+        keys = {1: [NO_KEY], 2: [NO_KEY, NO_KEY * 2]}
+        for sizes in ({"File": 1, "Symbol": 1}, {"File": 1, "Symbol": 2}, {"File": 2, "Symbol": 2}):
+            self._node_states([(label, keys[n]) for label, n in sizes.items()])
+        self._node_states([("File", keys[1])])
+        work = [
+            (
+                WRITE_DOCS.format(label=label),
+                [{"key": k, "node_key": k, "props": {"v": DOC_VERSION}} for k in keys[n]],
+            )
+            for label in ("File", "Symbol")
+            for n in (1, 2)
+        ]
         self._gateway.write_tx(functools.partial(_run, work))
 
     def _node_states(self, parts: list[tuple[str, list[str]]]) -> list[dict[str, Any]]:
