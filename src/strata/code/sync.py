@@ -151,7 +151,10 @@ class Sync:
                 exc,
             )
             return
-        self.progress("retracted", {"facts": taken, "files": len(first.scopes)})
+        try:  # a reporter that fails now must not hide the run's own error
+            self.progress("retracted", {"facts": taken, "files": len(first.scopes)})
+        except Exception as exc:
+            log.warning("could not report the retraction of %s %s: %s", snap.repo, snap.ref, exc)
 
     def _resync(self, scopes: list[str], facts: list[Fact], run: Run) -> Resync:
         snap = run.snapshot

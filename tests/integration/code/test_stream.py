@@ -234,11 +234,13 @@ class TestStreamedFirstIndex:
         assert gateway.read(CURRENT_IN_FILES, repo=name, branch=branch) == [{"n": 0}]
 
 
+@pytest.mark.parametrize("reporter_fails", [False, True])
 def test_a_failed_first_write_of_a_few_transactions_is_taken_back(
-    gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str
+    gateway: Gateway, ontology: Ontology, tmp_path: Path, unique: str, reporter_fails: bool
 ) -> None:
     """Below the streaming threshold a first index still writes in several
-    transactions once it is larger than a batch; one failing takes the files' facts back."""
+    transactions once it is larger than a batch; one failing takes the files' facts back
+    (and a progress reporter failing then does not hide the run's own error)."""
     repo = GitRepo(tmp_path / "small")
     for i in range(20):
         body = f"def f{i}():\n    return g{i}()\n\n\ndef g{i}():\n    return 1\n"
@@ -246,11 +248,22 @@ def test_a_failed_first_write_of_a_few_transactions_is_taken_back(
     sha = repo.commit("files", C1)
     name = f"few-{unique}"
     indexer = _indexer(gateway, ontology, tmp_path / "cache", 20)
-    _failing(indexer, name, sha, repo, 2)
+    reported: list[dict[str, Any]] = []
+
+    def progress(phase: str, counters: dict[str, Any]) -> None:
+        if phase == "retracted":
+            reported.append(counters)
+            if reporter_fails:
+                raise RuntimeError("the job record is unreachable")
+
+    indexer.progress = indexer.sync.progress = progress
+    _failing(indexer, name, sha, repo, 2)  # raises the write's error, not the reporter's
+    assert reported
+    assert reported[0]["facts"] >= 20  # the first batch's
     branch = ontology.node("Branch").make_key({"repo": name, "ref": "main"})
     in_files = gateway.read(CURRENT_IN_FILES, repo=name, branch=branch)
     assert in_files == [{"n": 0}]
-    assert gateway.read(VERSIONS, repo=name)[0]["retracted"] >= 20  # the first batch's
+    assert gateway.read(VERSIONS, repo=name)[0]["retracted"] == reported[0]["facts"]
     assert PendingWrites(gateway).read(name, "main") is None
     again = indexer.index(Git(repo.path), name, "main", sha)
     assert again.mode == "full"
