@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from strata.facts import EdgeFact, Fact, NodeRef, StateFact
-from strata.ontology.model import Layer, Ontology
+from strata.ontology.model import STATE, Layer, Ontology
 
 # Every identity field of a rehearsal node holds this: no real key starts with NUL.
 REHEARSAL = "\x00rehearsal"
@@ -56,10 +56,10 @@ def _rounds(ontology: Ontology, layer: Layer, at: datetime, width: int) -> list[
             created.append(StateFact(label, identity, {"rehearsal": 1}, at, scope=REHEARSAL))
             changed.append(StateFact(label, identity, {"rehearsal": 2}, later, scope=REHEARSAL))
             closed.append(StateFact.closing(label, key, later + timedelta(seconds=1)))
-    for rel in ontology.edge_types(layer):
+    for rel in ontology.fact_types(layer):
+        if rel == STATE:
+            continue  # the states above
         edge = ontology.edge(rel)
-        if edge.writer != "strata":
-            continue
         for src in edge.from_labels:
             for dst in edge.to_labels:
                 if src not in keys or dst not in keys:

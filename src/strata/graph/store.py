@@ -161,8 +161,7 @@ class FactStore:
         if not scopes:
             return found
         if types is None:
-            states = [STATE] if self._ontology.labels(layer) else []
-            types = [*states, *self._ontology.edge_types(layer)]
+            types = self._ontology.fact_types(layer)
         rels = [r for r in types if r == STATE or self._ontology.edge(r).writer == "strata"]
         found.update((rel, {}) for rel in rels)
         reads = [self._cypher(OPEN_IN_SCOPES, rel=rel) for rel in rels]
@@ -205,11 +204,7 @@ class FactStore:
         halfway is finished by running it again. Answers how many versions it retracted.
         """
         labels = sorted(self._ontology.labels(layer))
-        rels = [
-            r
-            for r in [STATE, *self._ontology.edge_types(layer)]
-            if r == STATE or self._ontology.edge(r).writer == "strata"
-        ]
+        rels = self._ontology.fact_types(layer)
         statements = [(self._cypher(RETRACT_IN_SCOPES, rel=rel), rel) for rel in rels]
         since_wire, tx = to_wire(aware(since, what="since")), to_wire(self._clock())
         retracted = 0

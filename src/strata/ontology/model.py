@@ -159,9 +159,15 @@ class Ontology:
     def edge_types(self, layer: Layer | None = None) -> list[str]:
         return [e.type for e in self.edges.values() if layer is None or e.layer == layer]
 
-    def fact_types(self) -> list[str]:
-        """Every relationship type that carries bitemporal facts written by Strata."""
-        return [STATE, *(e.type for e in self.edges.values() if e.writer == "strata")]
+    def fact_types(self, layer: Layer | None = None) -> list[str]:
+        """Every relationship type that carries bitemporal facts written by Strata; of
+        ``layer``: its edge types, and STATE when it owns a label (a state found
+        elsewhere would be another layer's)."""
+        if layer is None:
+            return [STATE, *(e.type for e in self.edges.values() if e.writer == "strata")]
+        states = [STATE] if self.labels(layer) else []
+        edges = (e.type for e in self.edges.values() if e.layer == layer and e.writer == "strata")
+        return [*states, *edges]
 
 
 def key_prefix(first: str) -> str:
