@@ -10,6 +10,7 @@ it to the cache file as it is.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -25,14 +26,21 @@ def main() -> int:
     from strata.code.languages import parse_file
     from strata.code.parallel import read_frame, write_frame
 
+    # Extraction makes no reference cycles (Django's 2,818 files: 4,058 automatic
+    # collections, nothing collected, 7% of the helper's time), so the collector runs
+    # once per chunk, over what the chunk left (the modules imported above are frozen).
+    gc.freeze()
+    gc.disable()
     while True:
         try:
             chunk = read_frame(source)
         except EOFError:
             return 0
         try:
-            parsed = {p: (k, parse_file(p, s)) for p, s, k in chunk}
-            answer: tuple[str, object] = ("ok", chunk_record(parsed))
+            answer: tuple[str, object] = (
+                "ok",
+                chunk_record({p: (k, parse_file(p, s)) for p, s, k in chunk}),
+            )
         except Exception as exc:
             answer = ("error", exc)
         try:
@@ -41,6 +49,8 @@ def main() -> int:
             return 0
         except Exception as exc:
             write_frame(out, ("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+        del chunk, answer
+        gc.collect()  # after answering: the parent does not wait for it
 
 
 if __name__ == "__main__":
