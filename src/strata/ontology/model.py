@@ -163,10 +163,8 @@ class Ontology:
         """Every relationship type that carries bitemporal facts written by Strata; of
         ``layer``: its edge types, and STATE when it owns a label (a state found
         elsewhere would be another layer's)."""
-        if layer is None:
-            return [STATE, *(e.type for e in self.edges.values() if e.writer == "strata")]
-        states = [STATE] if self.labels(layer) else []
-        edges = (e.type for e in self.edges.values() if e.layer == layer and e.writer == "strata")
+        states = [STATE] if layer is None or self.labels(layer) else []
+        edges = [t for t in self.edge_types(layer) if self.edges[t].writer == "strata"]
         return [*states, *edges]
 
 
