@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,6 +54,28 @@ def service_port(name: str, default: int) -> int:
 
 NEO4J_PORT = service_port("neo4j", 17687)
 REDIS_PORT = service_port("redis", 16379)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A test marked ``interpreted`` patches or weakly references the code layer's
+    classes, which their compiled build (strata.code.native) does not allow: while
+    this process runs the build, the test runs in a child pytest on the sources
+    (STRATA_NATIVE=0), and passes or fails with it."""
+    from strata.code import native
+
+    if pyfuncitem.get_closest_marker("interpreted") is None or not native.guard().compiled:
+        return None
+    child = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", pyfuncitem.nodeid],
+        env={**os.environ, native.DISABLE_ENV: "0"},
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert child.returncode == 0, f"on the interpreted sources:\n{child.stdout}{child.stderr}"
+    return True
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

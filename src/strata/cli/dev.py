@@ -60,6 +60,21 @@ def neo4j_status() -> None:
         raise typer.Exit(3)
 
 
+@app.command("compile")
+def compile_native(
+    check: bool = typer.Option(
+        False, "--check", help="Only say whether the build matches the sources (exit 3 if not)."
+    ),
+) -> None:
+    """Compile the code layer's parser and resolver to C (mypyc; needs a C compiler)."""
+    from strata.code import native
+
+    result = native.inspect() if check else native.build()
+    say(f"{'compiled' if result.compiled else 'interpreted'}: {result.reason}")
+    if not result.compiled:
+        raise typer.Exit(3)
+
+
 @redis_app.command("start")
 def redis_start() -> None:
     """Start Redis on loopback (installs Debian's redis-server if missing and root)."""

@@ -26,7 +26,6 @@ unreadable, torn or foreign cache file only means re-parsing.
 
 from __future__ import annotations
 
-import copyreg
 import dataclasses
 import functools
 import gc
@@ -34,7 +33,6 @@ import hashlib
 import importlib.metadata
 import io
 import logging
-import operator
 import os
 import pickle
 import threading
@@ -513,51 +511,10 @@ def _load(path: Path) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     return head, entries
 
 
-def _as_call(obj: Any, fields: Callable[[Any], tuple[Any, ...]]) -> tuple[type, tuple[Any, ...]]:
-    return (type(obj), fields(obj))
-
-
-def _fields_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """A C-level reader of an object's fields as a tuple (``attrgetter`` of several
-    names answers a tuple; of one name, the bare value)."""
-    if len(names) > 1:
-        return operator.attrgetter(*names)
-    if names:
-        one = operator.attrgetter(names[0])
-        return lambda obj: (one(obj),)
-    return lambda obj: ()
-
-
-@functools.cache
-def _reducers() -> dict[type, Any]:
-    """Every extract model dataclass pickled as a call of its constructor.
-
-    Frozen slotted dataclasses otherwise unpickle through the ``__setstate__``
-    dataclasses gives them, which looks their fields up again for every object:
-    a Django set (43 MB) loaded in 29-37 s that way and in 8.5-11.8 s as calls
-    (same machine, same load).
-    """
-    from strata.code.flow import model as flow_model
-
-    table: dict[type, Any] = dict(copyreg.dispatch_table)
-    for module in (model, flow_model):
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and dataclasses.is_dataclass(value)
-                and value.__module__ == module.__name__
-            ):
-                names = tuple(f.name for f in dataclasses.fields(value))
-                table[value] = functools.partial(_as_call, fields=_fields_getter(names))
-    return table
-
-
 def extract_pickler(stream: IO[bytes]) -> pickle.Pickler:
-    """A pickler that writes extracts as constructor calls (:func:`_reducers`): the
-    cache's files and the parse helpers' answers."""
-    pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _reducers()
-    return pickler
+    """A pickler that writes extracts as constructor calls (:mod:`strata.code.reduction`):
+    the cache's files and the parse helpers' answers."""
+    return pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def chunk_record(parsed: dict[str, tuple[str, FileExtract]]) -> bytes:

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Literal
 
+from strata.code.reduction import by_constructor
+
 if TYPE_CHECKING:
     from strata.code.flow.model import FileFlow
 
@@ -143,3 +145,6 @@ class FileExtract:
             object.__setattr__(self, spec.name, value)
         for spec in fields(self)[len(state) :]:
             object.__setattr__(self, spec.name, spec.default)
+
+
+by_constructor(__name__)

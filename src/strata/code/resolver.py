@@ -110,6 +110,21 @@ class _Hit:
 class Resolver:
     """Resolves references of any file against one repository snapshot."""
 
+    # What release() drops: the compiled build (strata.code.native) deletes only these.
+    __deletable__ = (
+        "index",
+        "symbols",
+        "symbol_names",
+        "_by_name",
+        "_scopes",
+        "_bases",
+        "_has_local_imports",
+        "_in_modules",
+        "_public",
+        "flow",
+        "receivers",
+    )
+
     def __init__(self, index: ModuleIndex, *, statements: StatementIndex | None = None) -> None:
         """``statements``: the flow's writers' index kept between runs of a repository
         (:class:`~strata.code.flow.statements.StatementIndexes`), updated here for the
@@ -139,7 +154,9 @@ class Resolver:
         there, because the extract sets a worker keeps are in it too). Afterwards
         it answers nothing.
         """
-        self.__dict__.clear()
+        del self.index, self.symbols, self.symbol_names, self._by_name, self._scopes
+        del self._bases, self._has_local_imports, self._in_modules, self._public
+        del self.flow, self.receivers
 
     def scope(self, path: str) -> FileScope:
         found = self._scopes.get(path)
@@ -500,11 +517,11 @@ class Resolver:
         if "." in normalized:
             receiver, _, last = normalized.rpartition(".")
             probe = CallSite(parent, normalized, last, receiver, 0)
-            hit, _ = self._resolve_receiver(path, receiver, probe)
-            if hit is not None:
-                return hit
-            hit = self.lookup_name(path, last, parent)
-            return hit if hit is None else _Hit(hit.target, "qualified")
+            found, _ = self._resolve_receiver(path, receiver, probe)
+            if found is not None:
+                return found
+            named = self.lookup_name(path, last, parent)
+            return None if named is None else _Hit(named.target, "qualified")
         return self.lookup_name(path, normalized, parent)
 
     def member(self, owner: SymbolTarget, name: str, depth: int = 0) -> _Hit | None:

@@ -178,6 +178,7 @@ class TestWildcardPackages:
     packages: a name none of them declares is looked for once per (package, depth), not
     once per path through the files (kotlinx.coroutines took over ten minutes)."""
 
+    @pytest.mark.interpreted  # patches a method of the resolver
     def test_a_missing_name_walks_each_package_once_per_depth(self) -> None:
         files: dict[str, bytes] = {}
         for package in ("a", "b", "c"):

@@ -44,6 +44,7 @@ def fresh_heap(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     gc.unfreeze()
 
 
+@pytest.mark.interpreted  # weak references to the flow index and its solver
 def test_a_used_resolver_is_cyclic_garbage_until_released() -> None:
     """The flow index, its solver and the receiver types point back at the resolver:
     without release only the cyclic collector frees them; with it, refcounting does."""

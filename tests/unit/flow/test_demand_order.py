@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from strata.code.flow import demand
 from strata.code.flow.values import Evaluator
 from strata.code.languages import parse_file
@@ -55,6 +57,7 @@ def test_a_call_first_run_deep_in_a_demand_chain_is_answered_again(monkeypatch) 
     assert after == alone
 
 
+@pytest.mark.interpreted  # patches Evaluator.attribute
 def test_a_receivers_values_are_followed_in_one_order_whatever_the_hash_seed(  # type: ignore[no-untyped-def]
     monkeypatch,
 ) -> None:

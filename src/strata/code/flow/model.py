@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from strata.code.reduction import by_constructor
+
 
 @dataclass(frozen=True, slots=True)
 class Name:
@@ -152,3 +154,6 @@ class FileFlow:
     local_imports: tuple[tuple[int, str], ...] = ()
     # The names a module-level `__all__ = [...]` lists (None: the file sets no `__all__`).
     exports: tuple[str, ...] | None = None
+
+
+by_constructor(__name__)
