@@ -658,6 +658,10 @@ def main() -> None:
     args = parser.parse_args()
     if not args.dev_stack:
         own_stack()
+    from strata.code import native
+
+    built = native.inspect()  # what the CLI, the daemon and the worker will run
+    print(f"[race] code layer {'compiled' if built.compiled else 'interpreted'} ({built.reason})")
     sdist = fetch_sdist()
     cli_repo = make_repo(sdist, "race-cli")
     files, lines = tree_size(cli_repo)
