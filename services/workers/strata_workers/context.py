@@ -10,6 +10,7 @@ from functools import cached_property
 import redis
 
 from strata.code.service import CodeService
+from strata.graph import migrations
 from strata.graph.gateway import Gateway
 from strata.jobstore import JobStore, redis_client
 from strata.ontology import Ontology, load_ontology
@@ -24,7 +25,15 @@ class WorkerContext:
 
     @cached_property
     def gateway(self) -> Gateway:
-        return Gateway.connect(self.settings)
+        """The driver, once the graph has every migration: a task in an unmigrated
+        graph fails with a clear error (and the next task checks again)."""
+        gateway = Gateway.connect(self.settings)
+        try:
+            migrations.require_head(gateway, self.settings.migrations_dir)
+        except BaseException:
+            gateway.close()
+            raise
+        return gateway
 
     @cached_property
     def ontology(self) -> Ontology:

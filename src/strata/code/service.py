@@ -22,6 +22,7 @@ from strata.code.listing import Listings
 from strata.code.parallel import start_helper
 from strata.errors import StrataError
 from strata.git import Git
+from strata.graph import migrations
 from strata.graph.gateway import Gateway
 from strata.graph.reads import Reads
 from strata.graph.store import FactStore
@@ -136,6 +137,7 @@ class CodeService:
         """
         git = Git(path)
         git.check()
+        migrations.require_head(self.gateway, self.settings.migrations_dir)
         # Readers of blobs after the run (search body words, context, cards) find it here.
         record_local_source(self.gateway, repo, path)
         indexer = self.indexer(progress)

@@ -140,6 +140,24 @@ def status(
     )
 
 
+def require_head(gateway: Gateway, directory: Path, *, namespace: str = DEFAULT_NAMESPACE) -> None:
+    """Refuse to go on unless every migration is applied (one read).
+
+    A writer checks this before it writes: in a graph without the key
+    constraints every key lookup scans a whole label (an index of a large
+    repository never ends) and nothing stops two nodes with one key.
+    """
+    state = status(gateway, directory, namespace=namespace)
+    if state.pending:
+        pending = ", ".join(f"{mid:04d}" for mid in state.pending)
+        raise MigrationError(
+            f"the graph is missing migration(s) {pending}: its constraints and indexes "
+            "are not in place, so nothing was written",
+            hint="run `strata migrate` (`strata up` runs it for the local stack)",
+            pending=list(state.pending),
+        )
+
+
 def migrate(
     gateway: Gateway, directory: Path, *, namespace: str = DEFAULT_NAMESPACE
 ) -> list[Migration]:
