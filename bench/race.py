@@ -24,6 +24,9 @@ RSS:
   it warmed (the first one paid the JVM's compilation of Neo4j's write path; a
   long-running Neo4j has paid it already); ``--skip-warm`` leaves it out.
 
+For each CLI full index on a local Neo4j it also prints that Neo4j's CPU seconds
+during the run and how many of them the JVM's JIT compiler threads took.
+
     .venv/bin/python bench/race.py [--rounds 3] [--skip-codegraph] [--skip-worker]
         [--skip-warm] [--profile-worker PY_SPY] [--dev-stack]
 
@@ -94,6 +97,7 @@ class Run:
     peak_rss_mb: float  # the process itself (wait4)
     tree_rss_mb: float  # the process and its children together, sampled every 50 ms
     output: str
+    neo4j: Neo4jCpu | None = None  # the local Neo4j's CPU during the run, when measured
 
 
 def _tree_rss_kb(root: int) -> int:
@@ -174,6 +178,48 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+@dataclass(frozen=True, slots=True)
+class Neo4jCpu:
+    """CPU seconds of the local Neo4j process: all its threads, and the JVM's JIT
+    compiler threads among them (long-lived, so /proc keeps their whole count)."""
+
+    total_s: float
+    jit_s: float
+
+    @classmethod
+    def now(cls) -> Neo4jCpu | None:
+        pid_file = load_settings().var_dir / "run" / "neo4j.pid"
+        try:
+            pid = int(pid_file.read_text().split()[0])
+            total = _cpu_s(Path(f"/proc/{pid}/stat"))
+        except (OSError, ValueError):
+            return None  # not the local Neo4j (STRATA_NEO4J_URI elsewhere) or gone
+        jit = 0.0
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with suppress(OSError):
+                if "CompilerThre" in (task / "comm").read_text():
+                    jit += _cpu_s(task / "stat")
+        return cls(total, jit)
+
+    def since(self, before: Neo4jCpu | None) -> Neo4jCpu | None:
+        if before is None:
+            return None
+        return Neo4jCpu(self.total_s - before.total_s, self.jit_s - before.jit_s)
+
+    def line(self) -> str:
+        return (
+            f"Neo4j CPU {self.total_s:.1f}s, of which the JVM's JIT compiler threads "
+            f"{self.jit_s:.1f}s ({self.jit_s / self.total_s:.0%})"
+            if self.total_s
+            else "Neo4j CPU 0s"
+        )
+
+
+def _cpu_s(stat: Path) -> float:
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # -- the tree -------------------------------------------------------------------------
 
 
@@ -235,11 +281,14 @@ def through_daemon(cmd: Sequence[str]) -> Run:
 
     settings = load_settings()
     client.stop_all(settings)  # a new daemon, as a first `strata index` gets
+    before = Neo4jCpu.now()
     run = measured(cmd)
+    after = Neo4jCpu.now()
     status = client.status(settings)
     if status is None:
         raise SystemExit("the index daemon stopped after the run")
-    return Run(run.wall_s, status["peak_rss_mb"], status["peak_rss_mb"], run.output)
+    neo4j = after.since(before) if after is not None else None
+    return Run(run.wall_s, status["peak_rss_mb"], status["peak_rss_mb"], run.output, neo4j)
 
 
 # -- Strata through webhook -> API -> worker ------------------------------------------
@@ -525,6 +574,29 @@ def codegraph(repo: Path, rounds: int) -> dict[str, Any]:
 # -- report ---------------------------------------------------------------------------
 
 
+def _report_cli(cli: dict[str, Any]) -> None:
+    """The CLI's rows of the table."""
+    full: Run = cli["full"]
+    inc = median([r.wall_s for r in cli["incremental"]])
+    print(
+        f"{'strata index (CLI), full':58} {full.wall_s:8.2f}s {full.peak_rss_mb:8.0f}MB "
+        f"{full.tree_rss_mb:8.0f}MB"
+    )
+    if full.neo4j is not None:
+        print(f"  {full.neo4j.line()}")
+    print(f"{'strata index (CLI), one-file change (median)':58} {inc:8.3f}s")
+    alone = median([r.wall_s for r in cli["no_daemon"]])
+    print(f"{'  the same with --no-daemon (a new process each time)':58} {alone:8.3f}s")
+    if "warm" in cli:
+        warm: Run = cli["warm"]
+        print(
+            f"{'  the same full index again, Neo4j warm (new repository)':58} {warm.wall_s:8.2f}s "
+            f"{warm.peak_rss_mb:8.0f}MB"
+        )
+        if warm.neo4j is not None:
+            print(f"    {warm.neo4j.line()}")
+
+
 def report(
     files: int,
     lines: int,
@@ -538,19 +610,7 @@ def report(
     inc = median([r.wall_s for r in cli["incremental"]])
     print(f"\ntree: Django 5.2.8 sdist, {files:,} Python files, {lines:,} lines of Python")
     print(f"{'what':58} {'wall':>9} {'peak RSS':>10} {'tree RSS':>10}")
-    print(
-        f"{'strata index (CLI), full':58} {full.wall_s:8.2f}s {full.peak_rss_mb:8.0f}MB "
-        f"{full.tree_rss_mb:8.0f}MB"
-    )
-    print(f"{'strata index (CLI), one-file change (median)':58} {inc:8.3f}s")
-    alone = median([r.wall_s for r in cli["no_daemon"]])
-    print(f"{'  the same with --no-daemon (a new process each time)':58} {alone:8.3f}s")
-    if "warm" in cli:
-        warm: Run = cli["warm"]
-        print(
-            f"{'  the same full index again, Neo4j warm (new repository)':58} {warm.wall_s:8.2f}s "
-            f"{warm.peak_rss_mb:8.0f}MB"
-        )
+    _report_cli(cli)
     if wk is not None:
         print(
             f"{'webhook -> API -> worker, full (POST to job end)':58} {wk['full']:8.2f}s "
@@ -585,6 +645,7 @@ def report(
     print(f"{'strata --help (median of 5)':58} {lat['help']:8.3f}s")
     if "graphql" in lat:
         print(f"{'strata graphql round trip (median of 5)':58} {lat['graphql']:8.3f}s")
+    alone = median([r.wall_s for r in cli["no_daemon"]])
     print("\nratios (target):")
     print(f"  CLI one-file / CLI full            {inc / full.wall_s:6.1%}  (<= 3%)")
     print(f"  CLI one-file --no-daemon / full    {alone / full.wall_s:6.1%}")
