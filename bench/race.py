@@ -64,8 +64,10 @@ from typing import Any
 
 import httpx
 import sdists  # bench/sdists.py: pinned sdists and throwaway git repositories
+from _proc import stat_cpu_s  # bench/_proc.py
 from sdists import git
 
+from strata.devstack.neo4j import Neo4jServer
 from strata.settings import load_settings
 from strata.testing import push_headers, push_payload
 
@@ -188,17 +190,21 @@ class Neo4jCpu:
 
     @classmethod
     def now(cls) -> Neo4jCpu | None:
-        pid_file = load_settings().var_dir / "run" / "neo4j.pid"
+        """None unless the settings point at the stack's own Neo4j and it runs."""
+        settings = load_settings()
+        server = Neo4jServer.from_settings(settings)
+        pid = server.proc.pid() if settings.neo4j_uri == server.uri else None
+        if pid is None:
+            return None
         try:
-            pid = int(pid_file.read_text().split()[0])
-            total = _cpu_s(Path(f"/proc/{pid}/stat"))
-        except (OSError, ValueError):
-            return None  # not the local Neo4j (STRATA_NEO4J_URI elsewhere) or gone
+            total = stat_cpu_s(Path(f"/proc/{pid}/stat"))
+        except OSError:
+            return None  # gone meanwhile
         jit = 0.0
         for task in Path(f"/proc/{pid}/task").iterdir():
             with suppress(OSError):
                 if "CompilerThre" in (task / "comm").read_text():
-                    jit += _cpu_s(task / "stat")
+                    jit += stat_cpu_s(task / "stat")
         return cls(total, jit)
 
     def since(self, before: Neo4jCpu | None) -> Neo4jCpu | None:
@@ -213,11 +219,6 @@ class Neo4jCpu:
             if self.total_s
             else "Neo4j CPU 0s"
         )
-
-
-def _cpu_s(stat: Path) -> float:
-    fields = stat.read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # -- the tree -------------------------------------------------------------------------

@@ -23,7 +23,6 @@ Targets (2 cores): >= 20k facts/s written; as-of p50 <= 2 ms; as-of <= 1.5x curr
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
@@ -34,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from _proc import stat_cpu_s  # bench/_proc.py
 
 from strata.devstack.neo4j import Neo4jServer
 from strata.facts import StateFact
@@ -109,10 +110,9 @@ def process_cpu_s(pid: int | None) -> float:
     if pid is None:
         return 0.0
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return stat_cpu_s(Path(f"/proc/{pid}/stat"))
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def write_rounds(
